@@ -1,0 +1,143 @@
+// The single-node core: publish() runs the `message.publish` hook fold, then routes to local
+// subscribers and (through ClusterPort) to other nodes; dispatch() delivers locally only, for
+// messages another node forwarded (no hooks, no re-routing, so no loops and no double rule runs).
+// It also owns subscriptions on behalf of sessions, the live channels and the timer sweep.
+
+import type { Duplex } from "node:stream";
+import { Hooks } from "../hooks/hooks.ts";
+import type { ConnectionInfo } from "../listeners/types.ts";
+import { matchTopic, parseSharedFilter } from "../mqtt/topic.ts";
+import type { Logger } from "../telemetry/logger.ts";
+import { Channel } from "./channel/channel.ts";
+import { Connection } from "./connection/connection.ts";
+import type { BrokerHooks, HookPoints } from "./hookpoints.ts";
+import { M, Metrics } from "./metrics.ts";
+import { type ClusterPort, NullCluster } from "./ports.ts";
+import { Router } from "./router/router.ts";
+import type { Session } from "./session/session.ts";
+import { SessionRegistry } from "./sessions.ts";
+import { type BrokerSettings, DEFAULT_ZONE, type ZoneSettings } from "./settings.ts";
+import type { Message, SubOpts } from "./types.ts";
+
+export class Broker {
+  readonly hooks: BrokerHooks;
+  readonly metrics = new Metrics();
+  readonly router = new Router();
+  readonly sessions: SessionRegistry;
+  /** Every open connection's channel, connected or not (the sweep visits them). */
+  readonly channels = new Set<Channel>();
+  cluster: ClusterPort = NullCluster;
+  readonly startedAt = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly settings: BrokerSettings,
+    readonly logger: Logger,
+  ) {
+    this.hooks = new Hooks<HookPoints>(logger);
+    this.sessions = new SessionRegistry(this);
+  }
+
+  get nodeName(): string {
+    return this.settings.nodeName;
+  }
+
+  zone(name: string): ZoneSettings {
+    return this.settings.zones.get(name) ?? this.settings.zones.get("external") ?? DEFAULT_ZONE;
+  }
+
+  aclDenyDisconnects(zone: string): boolean {
+    return this.zone(zone).aclDenyAction === "disconnect";
+  }
+
+  /** A listener accepted a connection: wrap it (the listener's ConnectionHandler). */
+  readonly handleConnection = (stream: Duplex, info: ConnectionInfo, closed: (reason: string) => void): void => {
+    new Connection(stream, info, closed, {
+      metrics: this.metrics,
+      makeChannel: (port, i) => new Channel(port, i, this, this.zone(i.zone)),
+      onError: (err) => this.logger.error({ err, clientid: undefined }, "connection handler failed"),
+    });
+  };
+
+  /** Publishes a message: hooks, then local and remote routing. Returns the number of deliveries. */
+  publish(msg: Message): number {
+    this.metrics.inc(M.messagesPublish);
+    let m: Message | null = msg;
+    if (this.hooks.has("message.publish")) {
+      m = this.hooks.fold("message.publish", [msg], msg as Message | null) as Message | null;
+      if (m === null) return 0;
+    }
+    const n = this.router.dispatch(m, this.settings.sharedStrategy) + this.cluster.forward(m);
+    if (n === 0) this.noSubscribers(m);
+    return n;
+  }
+
+  /** Delivers a message forwarded by another node to local subscribers only. */
+  dispatch(msg: Message): number {
+    return this.router.dispatch(msg, this.settings.sharedStrategy);
+  }
+
+  private noSubscribers(m: Message): void {
+    this.metrics.inc(M.messagesDropped);
+    this.metrics.inc(M.messagesDroppedNoSubscribers);
+    if (this.hooks.has("message.dropped")) this.hooks.run("message.dropped", m, undefined, "no_subscribers");
+  }
+
+  /** Adds (or replaces) a subscription of `session`; `filter` may be a `$share/...` form. */
+  subscribe(session: Session, filter: string, opts: SubOpts): void {
+    const share = parseSharedFilter(filter);
+    const isNew = !session.subscriptions.has(filter);
+    const o = share === null ? opts : { ...opts, share: share.group };
+    session.subscriptions.set(filter, o);
+    this.router.add(share === null ? filter : share.filter, session, o, share?.group);
+    this.hooks.run("session.subscribed", session.client, filter, o, isNew, session);
+  }
+
+  unsubscribe(session: Session, filter: string): boolean {
+    const opts = session.subscriptions.get(filter);
+    if (opts === undefined) return false;
+    session.subscriptions.delete(filter);
+    const share = parseSharedFilter(filter);
+    this.router.remove(share === null ? filter : share.filter, session, share?.group);
+    this.hooks.run("session.unsubscribed", session.client, filter, opts);
+    return true;
+  }
+
+  /** A session ends: its subscriptions go, and QoS 1/2 messages owed through shared
+   * subscriptions are redispatched to another member of the group. */
+  endSession(session: Session): void {
+    const shared: { group: string; filter: string }[] = [];
+    for (const key of session.subscriptions.keys()) {
+      const share = parseSharedFilter(key);
+      if (share !== null) shared.push(share);
+    }
+    for (const filter of [...session.subscriptions.keys()]) this.unsubscribe(session, filter);
+    if (shared.length > 0) {
+      for (const d of session.pending()) {
+        if (d.opts.share === undefined || d.qos === 0) continue;
+        for (const s of shared) {
+          if (s.group !== d.opts.share || !matchTopic(s.filter, d.msg.topic)) continue;
+          if (this.router.redispatchShared(d.msg, s.filter, s.group, this.settings.sharedStrategy, session)) break;
+        }
+      }
+    }
+    session.clearPending();
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(Date.now()), this.settings.tickInterval);
+    this.timer.unref();
+  }
+
+  tick(now: number): void {
+    for (const ch of this.channels) ch.tick(now);
+    this.sessions.tick(now);
+  }
+
+  /** Stops the sweep and closes every connection (DISCONNECT 0x8B to 5.0 clients). */
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const ch of [...this.channels]) ch.kick(0x8b, "shutdown");
+  }
+}

@@ -1,0 +1,236 @@
+// The MQTT state machine of one connection (MQTT 5.0 sections 3 and 4): idle -> (authenticating)
+// -> connected -> disconnected. It reads parsed packets, decides, and writes through its
+// ConnectionPort; it owns no socket and no timer (the broker's sweep calls tick()). The work per
+// packet kind lives in the handle-*.ts files beside it; replies for protocol outcomes are built in
+// one place (reply.ts).
+
+import type { IConnectPacket, Packet } from "mqtt-packet";
+import type { ConnectionInfo } from "../../listeners/types.ts";
+import { RC, reasonName } from "../../mqtt/reason-codes.ts";
+import type { Broker } from "../broker.ts";
+import { M } from "../metrics.ts";
+import type { Delivery, SessionOutlet } from "../session/delivery.ts";
+import type { Session } from "../session/session.ts";
+import { InboundAliases, OutboundAliases } from "../session/topic-aliases.ts";
+import type { ZoneSettings } from "../settings.ts";
+import type { ClientInfo, Message } from "../types.ts";
+import { handleAcks } from "./handle-acks.ts";
+import { handleAuth } from "./handle-auth.ts";
+import { handleConnect } from "./handle-connect.ts";
+import { handleDisconnect } from "./handle-disconnect.ts";
+import { handlePublish } from "./handle-publish.ts";
+import { handleSubscribe } from "./handle-subscribe.ts";
+import { handleUnsubscribe } from "./handle-unsubscribe.ts";
+import type { ConnectionPort } from "./port.ts";
+import { buildPublish } from "./build-publish.ts";
+import { protocolError } from "./reply.ts";
+
+export type ChannelState = "idle" | "authenticating" | "connected" | "disconnected";
+
+/** Per-connection traffic counters (the API's recv_* / send_* client fields). */
+export interface ChannelCounters {
+  recvOct: number;
+  recvPkt: number;
+  recvMsg: number;
+  sendOct: number;
+  sendPkt: number;
+  sendMsg: number;
+}
+
+export class Channel implements SessionOutlet {
+  state: ChannelState = "idle";
+  readonly createdAt = Date.now();
+  connectedAt = 0;
+  lastRecv = Date.now();
+  protoVer = 4;
+  keepalive = 0;
+  client: ClientInfo;
+  session: Session | null = null;
+  will: Message | null = null;
+  /** 5.0 Will Delay Interval (s). */
+  willDelay = 0;
+  cleanStart = true;
+  inAliases: InboundAliases | null = null;
+  outAliases: OutboundAliases | null = null;
+  /** Client's Maximum Packet Size (5.0), 0 = no limit beyond the protocol's. */
+  clientMaxPacket = 0;
+  requestProblemInfo = true;
+  /** Set when the client sent DISCONNECT, so close handling knows it was orderly. */
+  disconnectRc = -1;
+  /** Enhanced authentication in progress (5.0 AUTH exchange). */
+  authMethod: string | undefined;
+  authState: unknown;
+  authStep = 0;
+  /** The CONNECT being authenticated through an AUTH exchange. */
+  pendingConnect: IConnectPacket | null = null;
+  readonly counters: ChannelCounters = { recvOct: 0, recvPkt: 0, recvMsg: 0, sendOct: 0, sendPkt: 0, sendMsg: 0 };
+
+  constructor(
+    readonly conn: ConnectionPort,
+    readonly info: ConnectionInfo,
+    readonly broker: Broker,
+    readonly zone: ZoneSettings,
+  ) {
+    conn.setMaxInbound(zone.maxPacketSize);
+    this.client = {
+      clientId: "",
+      username: undefined,
+      peerHost: info.peerHost,
+      peerPort: info.peerPort,
+      sockPort: info.sockPort,
+      listener: info.listener,
+      zone: info.zone,
+      protoName: "MQTT",
+      protoVer: 4,
+      isSuperuser: false,
+      isBridge: false,
+      mountpoint: undefined,
+      peerCert: info.peerCert,
+    };
+    broker.channels.add(this);
+  }
+
+  get clientId(): string {
+    return this.client.clientId;
+  }
+
+  bytesIn(n: number): void {
+    this.counters.recvOct += n;
+  }
+
+  bytesOut(n: number): void {
+    this.counters.sendOct += n;
+    this.counters.sendPkt++;
+  }
+
+  handleIn(p: Packet): void | Promise<void> {
+    this.lastRecv = Date.now();
+    this.counters.recvPkt++;
+    switch (p.cmd) {
+      case "connect":
+        if (this.state !== "idle") return protocolError(this, "second CONNECT"); // [MQTT-3.1.0-2]
+        return handleConnect(this, p);
+      case "auth":
+        return handleAuth(this, p);
+      default:
+        if (this.state !== "connected") return protocolError(this, `${p.cmd} before CONNACK`);
+    }
+    switch (p.cmd) {
+      case "publish":
+        return handlePublish(this, p);
+      case "puback":
+      case "pubrec":
+      case "pubrel":
+      case "pubcomp":
+        return handleAcks(this, p);
+      case "subscribe":
+        return handleSubscribe(this, p);
+      case "unsubscribe":
+        return handleUnsubscribe(this, p);
+      case "pingreq":
+        this.broker.metrics.inc(M.pingreqReceived);
+        this.conn.send({ cmd: "pingresp" });
+        this.broker.metrics.inc(M.pingrespSent);
+        return;
+      case "disconnect":
+        return handleDisconnect(this, p);
+      default:
+        return protocolError(this, `unexpected ${p.cmd} from a client`);
+    }
+  }
+
+  // ---- SessionOutlet ------------------------------------------------------------------------
+
+  sendPublish(d: Delivery, pid: number, dup: boolean): boolean {
+    if (this.state !== "connected") return false;
+    const bytes = buildPublish(this, d, pid, dup);
+    if (bytes === null) return false;
+    this.conn.sendBytes(bytes);
+    const m = this.broker.metrics;
+    m.inc(M.publishSent);
+    m.inc(M.messagesSent);
+    m.inc(M.qosSent[d.qos]);
+    this.counters.sendMsg++;
+    if (this.broker.hooks.has("message.delivered")) this.broker.hooks.run("message.delivered", this.client, d.msg);
+    return true;
+  }
+
+  sendPubrel(pid: number): void {
+    this.conn.send({ cmd: "pubrel", messageId: pid });
+    this.broker.metrics.inc(M.pubrelSent);
+  }
+
+  writable(): boolean {
+    return this.conn.writable();
+  }
+
+  // ---- closing --------------------------------------------------------------------------------
+
+  /** Server-initiated disconnect: DISCONNECT with `rc` to 5.0 clients [MQTT-3.14.0-1], then close. */
+  kick(rc: number, reason: string): void {
+    if (this.state === "disconnected") return;
+    if (this.protoVer === 5 && this.state === "connected") {
+      this.conn.send({ cmd: "disconnect", reasonCode: rc });
+      this.broker.metrics.inc(M.disconnectSent);
+    }
+    this.close(reason);
+  }
+
+  close(reason: string): void {
+    this.conn.close(reason);
+  }
+
+  /** Undecodable bytes: DISCONNECT 0x81 to a connected 5.0 client, then close [MQTT-4.13.1-1]. */
+  malformed(detail: string): void {
+    this.broker.logger.debug({ clientid: this.client.clientId, peer: this.info.peerHost, detail }, "malformed packet");
+    this.kick(RC.MALFORMED_PACKET, "frame_error");
+  }
+
+  tooLarge(size: number): void {
+    this.broker.logger.debug({ clientid: this.client.clientId, size }, "packet too large");
+    this.kick(RC.PACKET_TOO_LARGE, "frame_too_large");
+  }
+
+  internalError(): void {
+    this.kick(RC.IMPLEMENTATION_SPECIFIC_ERROR, "internal_error");
+  }
+
+  /** CONNECT with a protocol level we do not speak: CONNACK 0x01 (3.x form) [MQTT-3.1.2-2]. */
+  refuseProtocolLevel(level: number): void {
+    this.broker.metrics.inc(M.connectReceived);
+    this.conn.protoVer = 4;
+    this.conn.send({ cmd: "connack", returnCode: 1, sessionPresent: false });
+    this.broker.metrics.inc(M.connackSent);
+    this.broker.metrics.inc(M.connackError);
+    this.broker.logger.debug({ level, peer: this.info.peerHost }, "unsupported protocol level");
+    this.close("unsupported_protocol_version");
+  }
+
+  /** The socket is gone: publish the will if owed, park or end the session, tell the hooks. */
+  closed(reason: string): void {
+    const wasConnected = this.state === "connected";
+    this.state = "disconnected";
+    this.broker.channels.delete(this);
+    if (!wasConnected) return;
+    this.broker.sessions.channelClosed(this, reason);
+    this.broker.hooks.run("client.disconnected", this.client, reason);
+  }
+
+  /** Timer sweep: idle connections that never sent CONNECT, keepalive [MQTT-3.1.2-22]. */
+  tick(now: number): void {
+    if (this.state === "idle" || this.state === "authenticating") {
+      if (now - this.createdAt > this.zone.idleTimeout) this.close("idle_timeout");
+      return;
+    }
+    if (this.state !== "connected") return;
+    if (this.keepalive > 0 && now - this.lastRecv > this.keepalive * 1000 * this.zone.keepaliveBackoff * 2) {
+      this.kick(RC.KEEP_ALIVE_TIMEOUT, "keepalive_timeout");
+      return;
+    }
+    this.session?.tick(now);
+  }
+
+  describeReason(rc: number): string {
+    return reasonName(rc);
+  }
+}

@@ -1,0 +1,91 @@
+// MQTT 5.0 enhanced authentication (section 4.12): the CONNECT names an Authentication Method,
+// then CONNECT/AUTH/AUTH... steps run through the `client.enhanced_auth` hook until a provider
+// answers success (CONNACK) or failure. Re-authentication (AUTH 0x19 while connected) uses the
+// same hook. With no provider for the method the answer is 0x8C Bad authentication method.
+
+import type { IAuthPacket, IConnectPacket } from "mqtt-packet";
+import { RC } from "../../mqtt/reason-codes.ts";
+import type { EnhancedAuthResult } from "../hookpoints.ts";
+import { M } from "../metrics.ts";
+import type { Channel } from "./channel.ts";
+import { afterAuth } from "./handle-connect.ts";
+import { protocolError, refuseConnect } from "./reply.ts";
+
+const NO_METHOD: EnhancedAuthResult = { rc: RC.BAD_AUTHENTICATION_METHOD };
+const FAILED: EnhancedAuthResult = { rc: RC.NOT_AUTHORIZED };
+
+function runStep(ch: Channel, data: Buffer | undefined): EnhancedAuthResult | Promise<EnhancedAuthResult> {
+  const step = { method: ch.authMethod as string, data, step: ch.authStep, state: ch.authState };
+  return ch.broker.hooks.fold("client.enhanced_auth", [ch.client, step], NO_METHOD, FAILED);
+}
+
+export function startEnhancedAuth(
+  ch: Channel,
+  p: IConnectPacket,
+  method: string,
+  data: Buffer | undefined,
+): void | Promise<void> {
+  ch.authMethod = method;
+  ch.authStep = 0;
+  ch.state = "authenticating";
+  ch.pendingConnect = p;
+  const r = runStep(ch, data);
+  if (r instanceof Promise) return r.then((res) => connectStepDone(ch, res));
+  connectStepDone(ch, r);
+}
+
+function connectStepDone(ch: Channel, res: EnhancedAuthResult): void {
+  if (ch.state === "disconnected") return;
+  ch.authState = res.state;
+  const p = ch.pendingConnect as IConnectPacket;
+  if (res.rc === RC.CONTINUE_AUTHENTICATION) {
+    sendAuth(ch, RC.CONTINUE_AUTHENTICATION, res.data);
+    return;
+  }
+  ch.pendingConnect = null;
+  if (res.rc !== RC.SUCCESS) return refuseConnect(ch, res.rc);
+  afterAuth(ch, p, { rc: RC.SUCCESS, superuser: res.superuser === true, by: ch.authMethod as string }, {
+    method: ch.authMethod as string,
+    data: res.data,
+  });
+}
+
+function sendAuth(ch: Channel, rc: number, data: Buffer | undefined): void {
+  const properties: IAuthPacket["properties"] = { authenticationMethod: ch.authMethod as string };
+  if (data !== undefined) properties.authenticationData = data;
+  ch.conn.send({ cmd: "auth", reasonCode: rc, properties });
+  ch.broker.metrics.inc(M.authSent);
+}
+
+export function handleAuth(ch: Channel, p: IAuthPacket): void | Promise<void> {
+  ch.broker.metrics.inc(M.authReceived);
+  if (ch.protoVer !== 5) return protocolError(ch, "AUTH on a 3.x connection");
+  const method = p.properties?.authenticationMethod;
+  // [MQTT-4.12.0-7] / [MQTT-3.15.2-1]: the method must stay the one of the CONNECT.
+  if (ch.authMethod === undefined || method !== ch.authMethod) return protocolError(ch, "AUTH without or with another method");
+  const data = p.properties?.authenticationData;
+  if (ch.state === "authenticating") {
+    if (p.reasonCode !== RC.CONTINUE_AUTHENTICATION) return protocolError(ch, "unexpected AUTH reason");
+    ch.authStep++;
+    const r = runStep(ch, data);
+    if (r instanceof Promise) return r.then((res) => connectStepDone(ch, res));
+    connectStepDone(ch, r);
+    return;
+  }
+  if (ch.state !== "connected") return protocolError(ch, "AUTH in a bad state");
+  if (p.reasonCode === RC.RE_AUTHENTICATE) ch.authStep = 0;
+  else if (p.reasonCode === RC.CONTINUE_AUTHENTICATION) ch.authStep++;
+  else return protocolError(ch, "unexpected AUTH reason");
+  const r = runStep(ch, data);
+  if (r instanceof Promise) return r.then((res) => reauthStepDone(ch, res));
+  reauthStepDone(ch, r);
+}
+
+function reauthStepDone(ch: Channel, res: EnhancedAuthResult): void {
+  if (ch.state !== "connected") return;
+  ch.authState = res.state;
+  if (res.rc === RC.CONTINUE_AUTHENTICATION) return sendAuth(ch, RC.CONTINUE_AUTHENTICATION, res.data);
+  if (res.rc === RC.SUCCESS) return sendAuth(ch, RC.SUCCESS, res.data);
+  // [MQTT-4.12.1-2] failed re-authentication ends the connection.
+  ch.kick(res.rc, "reauth_failed");
+}

@@ -1,0 +1,122 @@
+// Inbound PUBLISH (MQTT 5.0 section 3.3): named checks in order (QoS allowed, retain available,
+// topic alias, topic name, QoS 2 packet id / receive maximum, ACL), then the Message goes to
+// broker.publish and the acknowledgement carries the outcome.
+
+import type { IPublishPacket } from "mqtt-packet";
+import { RC } from "../../mqtt/reason-codes.ts";
+import { validateTopicName } from "../../mqtt/topic.ts";
+import type { AclResult } from "../hookpoints.ts";
+import { M } from "../metrics.ts";
+import { type MessageProps, type QoS, makeMessage } from "../types.ts";
+import type { Channel } from "./channel.ts";
+import { disconnectWith, protocolError } from "./reply.ts";
+
+export function handlePublish(ch: Channel, p: IPublishPacket): void | Promise<void> {
+  const m = ch.broker.metrics;
+  const zone = ch.zone;
+  m.inc(M.publishReceived);
+  m.inc(M.messagesReceived);
+  m.inc(M.qosReceived[p.qos]);
+  ch.counters.recvMsg++;
+  const v5 = ch.protoVer === 5;
+
+  if (p.qos > zone.maxQosAllowed) {
+    m.inc(M.publishError);
+    return disconnectWith(ch, RC.QOS_NOT_SUPPORTED, "QoS above maximum"); // [MQTT-3.2.2-11]
+  }
+  if (p.retain && !zone.retainAvailable) {
+    m.inc(M.publishError);
+    return disconnectWith(ch, RC.RETAIN_NOT_SUPPORTED, "retain not available"); // [MQTT-3.2.2-14]
+  }
+
+  let topic = p.topic;
+  const alias = p.properties?.topicAlias;
+  if (alias !== undefined) {
+    if (!v5 || ch.inAliases === null) return protocolError(ch, "topic alias on 3.x");
+    const t = ch.inAliases.resolve(alias, topic);
+    if (t === "invalid") {
+      m.inc(M.publishError);
+      return disconnectWith(ch, RC.TOPIC_ALIAS_INVALID, "bad topic alias"); // [MQTT-3.3.2-7..9]
+    }
+    topic = t;
+  }
+  if (!validateTopicName(topic, zone.maxTopicLevels)) {
+    m.inc(M.publishError);
+    if (v5 && p.qos > 0) return ack(ch, p, RC.TOPIC_NAME_INVALID);
+    return disconnectWith(ch, RC.TOPIC_NAME_INVALID, "invalid topic name"); // [MQTT-3.3.2-2]
+  }
+  if (p.qos > 0 && (p.messageId === undefined || p.messageId === 0)) return protocolError(ch, "missing packet id");
+
+  if (p.qos === 2) {
+    const session = ch.session;
+    if (session === null) return;
+    const r = session.awaitRel(p.messageId as number);
+    if (r === "dup") {
+      // Already received and published: only acknowledge again [MQTT-4.3.3-10].
+      m.inc(M.pubrecInuse);
+      ch.conn.send({ cmd: "pubrec", messageId: p.messageId });
+      m.inc(M.pubrecSent);
+      return;
+    }
+    if (r === "full") {
+      m.inc(M.qos2Dropped);
+      m.inc(M.messagesDropped);
+      if (v5) return disconnectWith(ch, RC.RECEIVE_MAXIMUM_EXCEEDED, "awaiting_rel full"); // [MQTT-3.3.4-9]
+      return;
+    }
+  }
+
+  if (ch.client.isSuperuser || !ch.broker.hooks.has("client.check_acl")) return publishChecked(ch, p, topic, "allow");
+  const acl = ch.broker.hooks.fold("client.check_acl", [ch.client, "publish", topic], "allow" as AclResult, "deny");
+  if (acl instanceof Promise) return acl.then((r) => publishChecked(ch, p, topic, r));
+  return publishChecked(ch, p, topic, acl);
+}
+
+function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclResult): void {
+  if (ch.state !== "connected") return;
+  const m = ch.broker.metrics;
+  if (acl === "deny") {
+    m.inc(M.publishAuthError);
+    m.inc(M.messagesDropped);
+    if (p.qos === 2) ch.session?.release(p.messageId as number);
+    if (ch.broker.aclDenyDisconnects(ch.client.zone)) return disconnectWith(ch, RC.NOT_AUTHORIZED, "publish denied");
+    return ack(ch, p, RC.NOT_AUTHORIZED);
+  }
+  const pp = p.properties;
+  let props: MessageProps | undefined;
+  if (pp !== undefined) {
+    props = {};
+    if (pp.payloadFormatIndicator !== undefined) props.payloadFormatIndicator = pp.payloadFormatIndicator;
+    if (pp.messageExpiryInterval !== undefined) props.messageExpiryInterval = pp.messageExpiryInterval;
+    if (pp.contentType !== undefined) props.contentType = pp.contentType;
+    if (pp.responseTopic !== undefined) props.responseTopic = pp.responseTopic;
+    if (pp.correlationData !== undefined) props.correlationData = pp.correlationData;
+    if (pp.userProperties !== undefined) props.userProperties = pp.userProperties;
+  }
+  const msg = makeMessage({
+    from: ch.client.clientId,
+    fromUsername: ch.client.username,
+    peerhost: ch.client.peerHost,
+    topic,
+    payload: typeof p.payload === "string" ? Buffer.from(p.payload) : p.payload,
+    qos: p.qos as QoS,
+    retain: p.retain,
+    properties: props,
+  });
+  const n = ch.broker.publish(msg);
+  if (p.qos > 0) ack(ch, p, n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS);
+}
+
+/** PUBACK (QoS 1) or PUBREC (QoS 2) with a reason code for 5.0 [MQTT-3.4.2-1]. */
+function ack(ch: Channel, p: IPublishPacket, rc: number): void {
+  const m = ch.broker.metrics;
+  if (p.qos === 0) return;
+  const reasonCode = ch.protoVer === 5 ? rc : undefined;
+  if (p.qos === 1) {
+    ch.conn.send({ cmd: "puback", messageId: p.messageId, reasonCode });
+    m.inc(M.pubackSent);
+  } else {
+    ch.conn.send({ cmd: "pubrec", messageId: p.messageId, reasonCode });
+    m.inc(M.pubrecSent);
+  }
+}

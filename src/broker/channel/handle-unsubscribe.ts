@@ -1,0 +1,28 @@
+// UNSUBSCRIBE (MQTT 5.0 section 3.10): removes each filter; 5.0 UNSUBACK carries 0x00 or 0x11
+// (no subscription existed) per filter [MQTT-3.11.3-1]; 3.x UNSUBACK has no payload.
+
+import type { IUnsubscribePacket } from "mqtt-packet";
+import { RC } from "../../mqtt/reason-codes.ts";
+import { validateTopicFilter } from "../../mqtt/topic.ts";
+import { M } from "../metrics.ts";
+import type { Channel } from "./channel.ts";
+
+export function handleUnsubscribe(ch: Channel, p: IUnsubscribePacket): void {
+  const m = ch.broker.metrics;
+  m.inc(M.unsubscribeReceived);
+  const session = ch.session;
+  if (session === null) return;
+  const filters = ch.broker.hooks.fold("client.unsubscribe", [ch.client, p.unsubscriptions], p.unsubscriptions) as string[];
+  const codes: number[] = [];
+  for (const f of filters) {
+    if (!validateTopicFilter(f, ch.zone.maxTopicLevels)) {
+      m.inc(M.unsubscribeError);
+      codes.push(RC.TOPIC_FILTER_INVALID);
+      continue;
+    }
+    codes.push(ch.broker.unsubscribe(session, f) ? RC.SUCCESS : RC.NO_SUBSCRIPTION_EXISTED);
+  }
+  if (ch.protoVer === 5) ch.conn.send({ cmd: "unsuback", messageId: p.messageId, granted: codes });
+  else ch.conn.send({ cmd: "unsuback", messageId: p.messageId } as never);
+  m.inc(M.unsubackSent);
+}

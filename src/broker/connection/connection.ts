@@ -1,0 +1,208 @@
+// Socket <-> channel: reads bytes, splits them into packets, feeds the channel in order (pausing
+// the socket while the channel awaits an authentication or ACL answer), serializes what the channel
+// sends and writes it with one cork per tick. Bad bytes never throw out of here: they become an
+// orderly close of this connection only.
+
+import type { Duplex } from "node:stream";
+import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
+import type { ConnectionInfo } from "../../listeners/types.ts";
+import type { Channel } from "../channel/channel.ts";
+import type { ConnectionPort } from "../channel/port.ts";
+import { M, type Metrics } from "../metrics.ts";
+import { FrameReader, MALFORMED, NEED_MORE, TOO_LARGE, connectProtocolLevel } from "./frame-reader.ts";
+
+/** Write buffer size above which QoS 0 deliveries are dropped rather than buffered. */
+const HIGH_WATERMARK = 4 * 1024 * 1024;
+
+export interface ConnectionDeps {
+  metrics: Metrics;
+  /** Builds the channel for this connection (the broker's factory). */
+  makeChannel(port: ConnectionPort, info: ConnectionInfo): Channel;
+  onError(err: unknown): void;
+}
+
+export class Connection implements ConnectionPort {
+  protoVer = 4;
+  private readonly reader: FrameReader;
+  private readonly parser: Parser;
+  private readonly channel: Channel;
+  private backlog: Packet[] | null = null;
+  private busy = false;
+  private closing = false;
+  private closeReason = "closed";
+  private corked = false;
+  private sawConnect = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.stream.uncork();
+  };
+
+  constructor(
+    private readonly stream: Duplex,
+    info: ConnectionInfo,
+    private readonly done: (reason: string) => void,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.reader = new FrameReader(1024 * 1024);
+    this.parser = mqttPacket.parser({});
+    this.parser.on("packet", (p: Packet) => this.onPacket(p));
+    this.parser.on("error", (err: Error) => this.onMalformed(err.message));
+    this.channel = deps.makeChannel(this, info);
+    stream.on("data", (chunk: Buffer) => this.onData(chunk));
+    stream.on("error", () => {
+      // ECONNRESET and friends: the close event that follows does the cleanup.
+      if (!this.closing) this.closeReason = "sock_error";
+    });
+    stream.on("close", () => this.onClose());
+    stream.on("end", () => {
+      if (!this.closing) this.closeReason = "closed";
+      stream.end();
+    });
+  }
+
+  setMaxInbound(bytes: number): void {
+    this.reader.maxPacketSize = bytes;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.deps.metrics.inc(M.bytesReceived, chunk.length);
+    this.channel.bytesIn(chunk.length);
+    if (this.closing) return;
+    this.reader.push(chunk);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.busy && !this.closing) {
+      const r = this.reader.next();
+      if (typeof r === "number") {
+        if (r === NEED_MORE) return;
+        if (r === MALFORMED) this.onMalformed("bad remaining length");
+        else if (r === TOO_LARGE) this.onTooLarge(this.reader.tooLargeSize);
+        return;
+      }
+      if (!this.sawConnect) {
+        this.sawConnect = true;
+        // [MQTT-3.1.0-1] the first packet must be CONNECT.
+        if ((r[0] & 0xf0) !== 0x10) {
+          this.onMalformed("first packet is not CONNECT");
+          return;
+        }
+        const level = connectProtocolLevel(r);
+        if (level !== 3 && level !== 4 && level !== 5) {
+          this.channel.refuseProtocolLevel(level);
+          return;
+        }
+      }
+      try {
+        this.parser.parse(r);
+      } catch (err) {
+        this.onMalformed(err instanceof Error ? err.message : String(err));
+      }
+    }
+  }
+
+  private onPacket(p: Packet): void {
+    if (this.closing) return;
+    if (this.busy) {
+      (this.backlog ??= []).push(p);
+      return;
+    }
+    this.feed(p);
+  }
+
+  private feed(p: Packet): void {
+    this.deps.metrics.inc(M.packetsReceived);
+    let r: void | Promise<void>;
+    try {
+      r = this.channel.handleIn(p);
+    } catch (err) {
+      this.deps.onError(err);
+      this.channel.internalError();
+      return;
+    }
+    if (r instanceof Promise) {
+      this.busy = true;
+      this.stream.pause();
+      r.catch((err: unknown) => {
+        this.deps.onError(err);
+        this.channel.internalError();
+      }).finally(() => this.resume());
+    }
+  }
+
+  private resume(): void {
+    this.busy = false;
+    while (this.backlog !== null && this.backlog.length > 0 && !this.busy && !this.closing) {
+      const p = this.backlog.shift() as Packet;
+      this.feed(p);
+    }
+    if (this.busy || this.closing) return;
+    this.backlog = null;
+    this.stream.resume();
+    this.pump();
+  }
+
+  private onMalformed(detail: string): void {
+    if (this.closing) return;
+    this.deps.metrics.inc(M.packetsMalformed);
+    this.channel.malformed(detail);
+  }
+
+  private onTooLarge(size: number): void {
+    if (this.closing) return;
+    this.channel.tooLarge(size);
+  }
+
+  send(packet: Packet): number {
+    if (this.closing && this.stream.destroyed) return 0;
+    const buf = mqttPacket.generate(packet, { protocolVersion: this.protoVer });
+    this.write(buf);
+    return buf.length;
+  }
+
+  sendBytes(bytes: Buffer): void {
+    if (this.closing && this.stream.destroyed) return;
+    this.write(bytes);
+  }
+
+  private write(buf: Buffer): void {
+    if (!this.corked) {
+      this.corked = true;
+      this.stream.cork();
+      process.nextTick(this.uncork);
+    }
+    this.deps.metrics.inc(M.bytesSent, buf.length);
+    this.deps.metrics.inc(M.packetsSent);
+    this.channel.bytesOut(buf.length);
+    this.stream.write(buf);
+  }
+
+  writable(): boolean {
+    return this.stream.writableLength < HIGH_WATERMARK;
+  }
+
+  close(reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.closeReason = reason;
+    this.reader.clear();
+    this.backlog = null;
+    if (this.corked) {
+      this.corked = false;
+      this.stream.uncork();
+    }
+    this.stream.end();
+    // A peer that never reads would keep the socket half-open: destroy once the flush is done or
+    // after a short grace period.
+    const t = setTimeout(() => this.stream.destroy(), 5000);
+    t.unref();
+    this.stream.once("close", () => clearTimeout(t));
+  }
+
+  private onClose(): void {
+    this.closing = true;
+    this.channel.closed(this.closeReason);
+    this.done(this.closeReason);
+  }
+}

@@ -1,0 +1,181 @@
+// Local routing table: topic filter -> local subscribers (plain and shared groups). Exact filters
+// live in a Map, wildcard filters in a trie beside it, so a publish to a topic nobody subscribes
+// with wildcards costs one Map lookup. Route listeners (cluster route sync) hear when a filter
+// gets its first subscriber or loses its last.
+
+import type { Message, SubOpts } from "../types.ts";
+import { SharedGroup, type SharedStrategy } from "./shared-strategy.ts";
+import { TopicTrie } from "./topic-trie.ts";
+import { isWildcard } from "../../mqtt/topic.ts";
+
+/** Anything that can receive messages through the router (a session). */
+export interface Subscriber {
+  readonly clientId: string;
+  /** The subscriber's own subscription table (shared ones under their `$share/...` key). */
+  readonly subscriptions: ReadonlyMap<string, SubOpts>;
+  isOnline(): boolean;
+  deliver(msg: Message, opts: SubOpts): void;
+}
+
+export interface RouteEntry {
+  readonly filter: string;
+  readonly subs: Map<Subscriber, SubOpts>;
+  shared: Map<string, SharedGroup<Subscriber>> | undefined;
+}
+
+export interface RouteListener {
+  routeAdded(filter: string): void;
+  routeRemoved(filter: string): void;
+}
+
+const online = (s: Subscriber): boolean => s.isOnline();
+
+export class Router {
+  /** Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only. */
+  private readonly entries = new Map<string, RouteEntry>();
+  private readonly wild = new TopicTrie<RouteEntry>();
+  private readonly listeners: RouteListener[] = [];
+  /** Counts for statistics. */
+  subscriptionCount = 0;
+  sharedCount = 0;
+
+  addListener(l: RouteListener): void {
+    this.listeners.push(l);
+  }
+
+  private entry(filter: string): RouteEntry | undefined {
+    return this.entries.get(filter);
+  }
+
+  /** Adds or updates a subscription; `group` set for shared subscriptions. */
+  add(filter: string, sub: Subscriber, opts: SubOpts, group: string | undefined): void {
+    let e = this.entry(filter);
+    if (e === undefined) {
+      e = { filter, subs: new Map(), shared: undefined };
+      this.entries.set(filter, e);
+      if (isWildcard(filter)) this.wild.set(filter, e);
+      for (const l of this.listeners) l.routeAdded(filter);
+    }
+    if (group === undefined) {
+      if (!e.subs.has(sub)) this.subscriptionCount++;
+      e.subs.set(sub, opts);
+      return;
+    }
+    e.shared ??= new Map();
+    let g = e.shared.get(group);
+    if (g === undefined) {
+      g = new SharedGroup<Subscriber>();
+      e.shared.set(group, g);
+    }
+    const before = g.size;
+    g.add(sub, sub.clientId);
+    if (g.size > before) {
+      this.subscriptionCount++;
+      this.sharedCount++;
+    }
+  }
+
+  remove(filter: string, sub: Subscriber, group: string | undefined): boolean {
+    const e = this.entry(filter);
+    if (e === undefined) return false;
+    let removed = false;
+    if (group === undefined) {
+      removed = e.subs.delete(sub);
+      if (removed) this.subscriptionCount--;
+    } else {
+      const g = e.shared?.get(group);
+      if (g?.remove(sub)) {
+        removed = true;
+        this.subscriptionCount--;
+        this.sharedCount--;
+        if (g.size === 0) e.shared?.delete(group);
+      }
+    }
+    if (e.subs.size === 0 && (e.shared === undefined || e.shared.size === 0)) {
+      this.entries.delete(filter);
+      if (isWildcard(filter)) this.wild.delete(filter);
+      for (const l of this.listeners) l.routeRemoved(filter);
+    }
+    return removed;
+  }
+
+  /**
+   * Delivers `msg` to every matching local subscriber (one member per shared group) and returns
+   * the number of deliveries.
+   */
+  dispatch(msg: Message, strategy: SharedStrategy): number {
+    let n = 0;
+    const e = this.entries.get(msg.topic);
+    if (e !== undefined) n += this.dispatchEntry(e, msg, strategy);
+    if (this.wild.size > 0) {
+      this.wild.match(msg.topic, (w) => {
+        n += this.dispatchEntry(w, msg, strategy);
+      });
+    }
+    return n;
+  }
+
+  private dispatchEntry(e: RouteEntry, msg: Message, strategy: SharedStrategy): number {
+    let n = 0;
+    for (const [sub, opts] of e.subs) {
+      sub.deliver(msg, opts);
+      n++;
+    }
+    if (e.shared !== undefined) {
+      for (const [group, g] of e.shared) {
+        const m = this.pickMember(g, strategy, msg);
+        if (m === undefined) continue;
+        const opts = this.sharedOpts(m, group, e.filter);
+        if (opts === undefined) continue;
+        m.deliver(msg, opts);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private pickMember(g: SharedGroup<Subscriber>, strategy: SharedStrategy, msg: Message): Subscriber | undefined {
+    // Prefer a connected member; an offline persistent member queues only when nobody is online.
+    return g.pick(strategy, msg.from, msg.topic, online) ?? g.pick(strategy, msg.from, msg.topic);
+  }
+
+  /** Redispatches a message a departed member never acknowledged to another member [shared sub]. */
+  redispatchShared(msg: Message, filter: string, group: string, strategy: SharedStrategy, exclude: Subscriber): boolean {
+    const g = this.entry(filter)?.shared?.get(group);
+    if (g === undefined) return false;
+    const accept = (s: Subscriber) => s !== exclude && s.isOnline();
+    const m = g.pick(strategy, msg.from, msg.topic, accept) ?? g.pick(strategy, msg.from, msg.topic, (s) => s !== exclude);
+    if (m === undefined) return false;
+    const opts = this.sharedOpts(m, group, filter);
+    if (opts === undefined) return false;
+    m.deliver(msg, opts);
+    return true;
+  }
+
+  private sharedOpts(m: Subscriber, group: string, filter: string): SubOpts | undefined {
+    return m.subscriptions.get(sharedKey(group, filter));
+  }
+
+  hasRoute(filter: string): boolean {
+    return this.entry(filter) !== undefined;
+  }
+
+  /** Every filter with at least one local subscriber. */
+  filters(): Iterable<string> {
+    return this.entries.keys();
+  }
+
+  /** Local subscribers of one filter (plain and shared), for the management views. */
+  entryOf(filter: string): RouteEntry | undefined {
+    return this.entries.get(filter);
+  }
+
+  get routeCount(): number {
+    return this.entries.size;
+  }
+}
+
+/** The subscription key a session stores for a shared subscription. */
+export function sharedKey(group: string, filter: string): string {
+  return group === "$queue" ? `$queue/${filter}` : `$share/${group}/${filter}`;
+}

@@ -1,0 +1,263 @@
+// A client's MQTT session (MQTT 5.0 section 4.1): subscriptions, the outgoing inflight window,
+// the queue of messages waiting for the window or for the client to come back, incoming QoS 2
+// packet ids awaiting PUBREL, and the packet id allocator. I/O-free: it talks to the connection
+// through a SessionOutlet and to the rest of the broker through SessionEnv.
+
+import type { BrokerHooks, SessionHandle } from "../hookpoints.ts";
+import type { Subscriber } from "../router/router.ts";
+import { M, type Metrics } from "../metrics.ts";
+import type { ZoneSettings } from "../settings.ts";
+import type { ClientInfo, Message, QoS, SubOpts } from "../types.ts";
+import type { Delivery, InflightEntry, SessionOutlet } from "./delivery.ts";
+import { MessageQueue } from "./message-queue.ts";
+import { PacketIdAllocator } from "./packet-ids.ts";
+
+export interface SessionEnv {
+  hooks: BrokerHooks;
+  metrics: Metrics;
+}
+
+export class Session implements SessionHandle, Subscriber {
+  readonly createdAt = Date.now();
+  readonly subscriptions = new Map<string, SubOpts>();
+  readonly inflight = new Map<number, InflightEntry>();
+  readonly mqueue: MessageQueue<Delivery>;
+  /** Incoming QoS 2 packet ids (PUBREC sent, PUBREL awaited) -> arrival time. */
+  readonly awaitingRel = new Map<number, number>();
+  private readonly pids = new PacketIdAllocator();
+  private readonly pidInUse = (id: number): boolean => this.inflight.has(id);
+  private outlet: SessionOutlet | null = null;
+  /** Inflight window: the zone's max_inflight lowered by the client's Receive Maximum. */
+  maxInflight: number;
+  /** Session expiry interval in seconds (0xFFFFFFFF = never). */
+  expiryInterval = 0;
+  /** When an offline session expires (ms since epoch); 0 while connected. */
+  expiresAt = 0;
+  mqueueDropped = 0;
+  delivered = 0;
+  enqueued = 0;
+
+  constructor(
+    public client: ClientInfo,
+    public zone: ZoneSettings,
+    private readonly env: SessionEnv,
+  ) {
+    this.mqueue = new MessageQueue<Delivery>(zone.maxMqueueLen);
+    this.maxInflight = zone.maxInflight > 0 ? zone.maxInflight : 65535;
+  }
+
+  get clientId(): string {
+    return this.client.clientId;
+  }
+
+  isOnline(): boolean {
+    return this.outlet !== null;
+  }
+
+  /** Connects the session to a live channel and resends what was unacknowledged [MQTT-4.4.0-1]. */
+  attach(outlet: SessionOutlet, receiveMaximum: number): void {
+    this.outlet = outlet;
+    this.expiresAt = 0;
+    const zoneMax = this.zone.maxInflight > 0 ? this.zone.maxInflight : 65535;
+    this.maxInflight = Math.min(zoneMax, receiveMaximum);
+    const now = Date.now();
+    for (const e of this.inflight.values()) {
+      e.sentAt = now;
+      if (e.phase === 1) {
+        if (!outlet.sendPublish(e.d, e.pid, true)) this.inflight.delete(e.pid);
+      } else outlet.sendPubrel(e.pid);
+    }
+    this.drain();
+  }
+
+  detach(): void {
+    this.outlet = null;
+  }
+
+  /** SessionHandle: a retained message for a new subscription [MQTT-3.3.1-8]. */
+  deliverRetained(msg: Message, opts: SubOpts): void {
+    this.deliver(msg, opts, true);
+  }
+
+  /** Hands one matched message to this session [MQTT-3.8.4-3..8]. */
+  deliver(msg: Message, opts: SubOpts, retained = false): void {
+    if (opts.nl && msg.from === this.client.clientId && msg.from !== "") {
+      this.drop(msg, "no_local", M.deliveryDroppedNoLocal);
+      return;
+    }
+    let qos: QoS = opts.qos;
+    if (!this.zone.upgradeQos && msg.qos < qos) qos = msg.qos;
+    if (msg.expiresAt !== 0 && msg.expiresAt <= Date.now()) {
+      this.drop(msg, "expired", M.deliveryDroppedExpired);
+      return;
+    }
+    const d: Delivery = { msg, qos, opts, retained };
+    const out = this.outlet;
+    if (out === null) {
+      this.enqueue(d);
+      return;
+    }
+    if (qos === 0) {
+      if (!out.writable()) {
+        this.drop(msg, "busy", M.deliveryDropped);
+        return;
+      }
+      if (out.sendPublish(d, 0, false)) this.delivered++;
+      else this.drop(msg, "too_large", M.deliveryDroppedTooLarge);
+      return;
+    }
+    if (this.inflight.size < this.maxInflight && this.mqueue.length === 0) this.sendInflight(d, out);
+    else this.enqueue(d);
+  }
+
+  private enqueue(d: Delivery): void {
+    if (d.qos === 0 && !this.zone.mqueueStoreQos0) {
+      this.drop(d.msg, "qos0_msg", M.deliveryDroppedQos0);
+      return;
+    }
+    this.enqueued++;
+    const dropped = this.mqueue.push(d);
+    if (dropped !== undefined) {
+      this.mqueueDropped++;
+      this.drop(dropped.msg, "queue_full", M.deliveryDroppedQueueFull);
+    }
+  }
+
+  private sendInflight(d: Delivery, out: SessionOutlet): void {
+    const pid = this.pids.next(this.pidInUse);
+    if (pid === 0) {
+      this.enqueue(d);
+      return;
+    }
+    const e: InflightEntry = { d, pid, phase: 1, sentAt: Date.now() };
+    this.inflight.set(pid, e);
+    if (out.sendPublish(d, pid, false)) this.delivered++;
+    else {
+      this.inflight.delete(pid);
+      this.drop(d.msg, "too_large", M.deliveryDroppedTooLarge);
+    }
+  }
+
+  /** Moves queued messages into the inflight window while it has room. */
+  drain(): void {
+    const out = this.outlet;
+    if (out === null) return;
+    const now = Date.now();
+    while (this.mqueue.length > 0) {
+      const head = this.mqueue.peek() as Delivery;
+      if (head.msg.expiresAt !== 0 && head.msg.expiresAt <= now) {
+        this.mqueue.shift();
+        this.drop(head.msg, "expired", M.deliveryDroppedExpired);
+        continue;
+      }
+      if (head.qos === 0) {
+        this.mqueue.shift();
+        if (out.sendPublish(head, 0, false)) this.delivered++;
+        continue;
+      }
+      if (this.inflight.size >= this.maxInflight) return;
+      this.mqueue.shift();
+      this.sendInflight(head, out);
+    }
+  }
+
+  /** PUBACK for an outgoing QoS 1 message; false when the id was unknown. */
+  onPuback(pid: number): boolean {
+    const e = this.inflight.get(pid);
+    if (e === undefined || e.d.qos !== 1) return false;
+    this.inflight.delete(pid);
+    this.acked(e.d.msg);
+    this.drain();
+    return true;
+  }
+
+  /** PUBREC: 'ok' -> send PUBREL; 'missed' -> unknown id; 'done' -> an error code ended it. */
+  onPubrec(pid: number, rc: number): "ok" | "missed" | "done" {
+    const e = this.inflight.get(pid);
+    if (e === undefined || e.d.qos !== 2) return "missed";
+    if (rc >= 0x80) {
+      // [MQTT-4.3.3-4]: a failed PUBREC ends the exchange; the window slot is free again.
+      this.inflight.delete(pid);
+      this.drain();
+      return "done";
+    }
+    if (e.phase === 1) {
+      e.phase = 2;
+      e.sentAt = Date.now();
+    }
+    return "ok";
+  }
+
+  onPubcomp(pid: number): boolean {
+    const e = this.inflight.get(pid);
+    if (e === undefined || e.phase !== 2) return false;
+    this.inflight.delete(pid);
+    this.acked(e.d.msg);
+    this.drain();
+    return true;
+  }
+
+  private acked(msg: Message): void {
+    this.env.metrics.inc(M.messagesAcked);
+    if (this.env.hooks.has("message.acked")) this.env.hooks.run("message.acked", this.client, msg);
+  }
+
+  /** Incoming QoS 2: records the id; false when it is a duplicate (already awaiting PUBREL). */
+  awaitRel(pid: number): "new" | "dup" | "full" {
+    if (this.awaitingRel.has(pid)) return "dup";
+    if (this.zone.maxAwaitingRel > 0 && this.awaitingRel.size >= this.zone.maxAwaitingRel) return "full";
+    this.awaitingRel.set(pid, Date.now());
+    return "new";
+  }
+
+  /** PUBREL for an incoming QoS 2 message; false when the id was unknown. */
+  release(pid: number): boolean {
+    return this.awaitingRel.delete(pid);
+  }
+
+  /**
+   * Timer sweep: resends unacknowledged messages after retry_interval (3.x only: 5.0 resends only
+   * on reconnect [MQTT-4.4.0-1]) and forgets QoS 2 ids whose PUBREL never came (await_rel_timeout).
+   */
+  tick(now: number): void {
+    const out = this.outlet;
+    if (out !== null && out.protoVer < 5 && this.inflight.size > 0) {
+      const due = now - this.zone.retryInterval;
+      for (const e of this.inflight.values()) {
+        if (e.sentAt > due) continue;
+        e.sentAt = now;
+        if (e.phase === 1) out.sendPublish(e.d, e.pid, true);
+        else out.sendPubrel(e.pid);
+      }
+    }
+    if (this.awaitingRel.size > 0) {
+      const due = now - this.zone.awaitRelTimeout;
+      for (const [pid, at] of this.awaitingRel) {
+        if (at > due) continue;
+        this.awaitingRel.delete(pid);
+        this.env.metrics.inc(M.qos2Expired);
+      }
+    }
+  }
+
+  /** Everything still owed to the client, for shared-subscription redispatch on termination. */
+  *pending(): Iterable<Delivery> {
+    for (const e of this.inflight.values()) if (e.phase === 1) yield e.d;
+    yield* this.mqueue;
+  }
+
+  clearPending(): void {
+    this.inflight.clear();
+    this.mqueue.clear();
+    this.awaitingRel.clear();
+  }
+
+  private drop(msg: Message, reason: string, idx: number): void {
+    const m = this.env.metrics;
+    m.inc(idx);
+    if (idx !== M.deliveryDropped) m.inc(M.deliveryDropped);
+    m.inc(M.messagesDropped);
+    if (reason === "expired") m.inc(M.messagesExpired);
+    if (this.env.hooks.has("message.dropped")) this.env.hooks.run("message.dropped", msg, this.client, reason);
+  }
+}

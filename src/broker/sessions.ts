@@ -1,0 +1,149 @@
+// The session registry (the family's channel manager): client id -> session and its live channel.
+// Opens, resumes, takes over and discards sessions [MQTT-3.1.2-4..6, MQTT-3.1.4-3]; parks
+// persistent sessions of disconnected clients until they expire; keeps wills whose delay has not
+// run out [MQTT-3.1.3-9]. Timers are the broker's sweep (tick), not one per session.
+
+import { RC } from "../mqtt/reason-codes.ts";
+import type { Broker } from "./broker.ts";
+import type { Channel } from "./channel/channel.ts";
+import { Session } from "./session/session.ts";
+import type { Message } from "./types.ts";
+
+interface PendingWill {
+  msg: Message;
+  at: number;
+}
+
+/** 0xFFFFFFFF: the session never expires [MQTT-3.1.2-?]. */
+const NEVER = 0xffffffff;
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private readonly live = new Map<string, Channel>();
+  private readonly offline = new Set<Session>();
+  private readonly wills = new Map<string, PendingWill>();
+
+  constructor(private readonly broker: Broker) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get connectedCount(): number {
+    return this.live.size;
+  }
+
+  lookup(clientId: string): Session | undefined {
+    return this.sessions.get(clientId);
+  }
+
+  channel(clientId: string): Channel | undefined {
+    return this.live.get(clientId);
+  }
+
+  allSessions(): Iterable<Session> {
+    return this.sessions.values();
+  }
+
+  liveChannels(): Iterable<Channel> {
+    return this.live.values();
+  }
+
+  /** Binds `ch` to its client id's session: takeover of a live one, resume or a fresh start. */
+  open(ch: Channel, cleanStart: boolean, expiry: number): { session: Session; present: boolean } {
+    const id = ch.client.clientId;
+    const hooks = this.broker.hooks;
+    // A new connection before the will delay ran out cancels that will [MQTT-3.1.3-9].
+    this.wills.delete(id);
+    const old = this.live.get(id);
+    if (old !== undefined && old !== ch) {
+      this.live.delete(id);
+      // The old connection's will is not sent: this client id is online again.
+      old.will = null;
+      old.session?.detach();
+      old.session = null;
+      hooks.run("session.takeovered", old.client);
+      old.kick(RC.SESSION_TAKEN_OVER, "takeovered"); // [MQTT-3.1.4-3]
+    }
+    let session = this.sessions.get(id);
+    let present = false;
+    if (session !== undefined && cleanStart) {
+      this.discard(session, "discarded");
+      session = undefined;
+    }
+    if (session === undefined) {
+      session = new Session({ ...ch.client }, ch.zone, this.broker);
+      this.sessions.set(id, session);
+      hooks.run("session.created", ch.client);
+    } else {
+      present = true;
+      this.offline.delete(session);
+      session.client = { ...ch.client };
+      session.zone = ch.zone;
+      hooks.run("session.resumed", ch.client);
+    }
+    session.expiryInterval = expiry;
+    this.live.set(id, ch);
+    return { session, present };
+  }
+
+  /** The connection of `ch` closed: send or schedule its will, park or end its session. */
+  channelClosed(ch: Channel, reason: string): void {
+    const id = ch.client.clientId;
+    if (this.live.get(id) === ch) this.live.delete(id);
+    const session = ch.session;
+    ch.session = null;
+    if (session === null) return;
+    session.detach();
+    const will = ch.will;
+    ch.will = null;
+    const expiry = session.expiryInterval;
+    if (expiry === 0) this.discard(session, reason);
+    else {
+      session.expiresAt = expiry >= NEVER ? 0 : Date.now() + expiry * 1000;
+      this.offline.add(session);
+    }
+    if (will !== null) {
+      // [MQTT-3.1.2-8] published at the will delay or when the session ends, whichever is first.
+      const delay = Math.min(ch.willDelay, expiry);
+      if (delay <= 0) this.broker.publish(will);
+      else this.wills.set(id, { msg: will, at: Date.now() + delay * 1000 });
+    }
+  }
+
+  /** Ends a session: drops its subscriptions, redispatches its shared-subscription messages. */
+  discard(session: Session, reason: string): void {
+    const id = session.clientId;
+    if (this.sessions.get(id) === session) this.sessions.delete(id);
+    this.offline.delete(session);
+    this.broker.endSession(session);
+    if (reason === "discarded") this.broker.hooks.run("session.discarded", session.client);
+    else this.broker.hooks.run("session.terminated", session.client, reason);
+    const will = this.wills.get(id);
+    if (will !== undefined && this.sessions.get(id) === undefined) {
+      this.wills.delete(id);
+      this.broker.publish(will.msg);
+    }
+  }
+
+  /** Kicks a connected client (API, bans); false when it is not connected here. */
+  kick(clientId: string): boolean {
+    const ch = this.live.get(clientId);
+    if (ch === undefined) return false;
+    ch.kick(RC.ADMINISTRATIVE_ACTION, "kicked");
+    return true;
+  }
+
+  /** Sweep: expired offline sessions, due wills. */
+  tick(now: number): void {
+    for (const s of this.offline) {
+      if (s.expiresAt !== 0 && s.expiresAt <= now) this.discard(s, "expired");
+    }
+    for (const [id, w] of this.wills) {
+      if (w.at <= now) {
+        this.wills.delete(id);
+        this.broker.publish(w.msg);
+      }
+    }
+  }
+}

@@ -1,0 +1,114 @@
+// The broker's core data: the internal Message that travels from publisher to subscribers, the
+// client identity every hook sees, and per-subscription options (MQTT 5.0 section 3.8.3.1).
+
+import type { UserProperties } from "mqtt-packet";
+
+export type QoS = 0 | 1 | 2;
+
+/** 5.0 PUBLISH properties carried end to end (alias and subscription ids are per hop). */
+export interface MessageProps {
+  payloadFormatIndicator?: boolean;
+  messageExpiryInterval?: number;
+  contentType?: string;
+  responseTopic?: string;
+  correlationData?: Buffer;
+  userProperties?: UserProperties;
+}
+
+export interface Message {
+  /** Node-unique, monotonically increasing; see messageId() for the text form. */
+  readonly seq: number;
+  /** Publisher client id (`""` for messages the node itself makes). */
+  readonly from: string;
+  readonly fromUsername: string | undefined;
+  readonly peerhost: string;
+  topic: string;
+  payload: Buffer;
+  qos: QoS;
+  retain: boolean;
+  properties: MessageProps | undefined;
+  /** Milliseconds since the epoch when the broker received it. */
+  readonly timestamp: number;
+  /** Absolute expiry (ms since epoch), 0 when it never expires [MQTT-3.3.2-5]. */
+  expiresAt: number;
+  /** Published by the broker itself ($SYS, events): skipped by loop guards and rules. */
+  readonly sys: boolean;
+  /** Free-form tags other features attach (rule loop guard, republish depth). */
+  headers: Record<string, unknown> | undefined;
+}
+
+export interface ClientInfo {
+  clientId: string;
+  username: string | undefined;
+  peerHost: string;
+  peerPort: number;
+  sockPort: number;
+  listener: string;
+  zone: string;
+  protoName: string;
+  protoVer: number;
+  isSuperuser: boolean;
+  isBridge: boolean;
+  mountpoint: string | undefined;
+  peerCert: { cn?: string; dn?: string } | undefined;
+}
+
+export interface SubOpts {
+  qos: QoS;
+  /** No Local [MQTT-3.8.3-3]. */
+  nl: boolean;
+  /** Retain As Published. */
+  rap: boolean;
+  /** Retain Handling 0/1/2. */
+  rh: 0 | 1 | 2;
+  /** Subscription identifier, 0 when none. */
+  subId: number;
+  /** Shared subscription group, undefined when not shared. */
+  share: string | undefined;
+}
+
+let seqCounter = 0;
+const idPrefix = (Date.now() * 1000 + Math.floor(Math.random() * 1000)).toString(16);
+
+export function nextSeq(): number {
+  seqCounter = (seqCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return seqCounter;
+}
+
+/** Text id of a message (hex), unique per node run; built only when someone asks (rules, API). */
+export function messageId(m: Message): string {
+  return `${idPrefix}${m.seq.toString(16).padStart(8, "0")}`;
+}
+
+export interface NewMessage {
+  from?: string;
+  fromUsername?: string;
+  peerhost?: string;
+  topic: string;
+  payload: Buffer;
+  qos: QoS;
+  retain: boolean;
+  properties?: MessageProps;
+  sys?: boolean;
+  now?: number;
+}
+
+export function makeMessage(m: NewMessage): Message {
+  const now = m.now ?? Date.now();
+  const exp = m.properties?.messageExpiryInterval;
+  return {
+    seq: nextSeq(),
+    from: m.from ?? "",
+    fromUsername: m.fromUsername,
+    peerhost: m.peerhost ?? "",
+    topic: m.topic,
+    payload: m.payload,
+    qos: m.qos,
+    retain: m.retain,
+    properties: m.properties,
+    timestamp: now,
+    expiresAt: exp !== undefined && exp > 0 ? now + exp * 1000 : 0,
+    sys: m.sys ?? false,
+    headers: undefined,
+  };
+}

@@ -1,0 +1,132 @@
+// Per-listener connection accounting: enforces max_connections, hands admitted streams to the
+// broker's handler, and tallies why connections ended (shutdown_count, spec 000 §2 "Listener").
+import type { Duplex } from "node:stream";
+import type { Endpoints } from "./endpoints.ts";
+import type {
+  ConnectionHandler,
+  ConnectionInfo,
+  ListenerLogger,
+  ListenerProtocol,
+  PeerCert,
+} from "./types.ts";
+
+/** Reason counted when a connection is refused because the listener is full. */
+export const MAX_CONNS_REASON = "max_conns";
+
+/** A reserved slot: either handed a stream once, or cancelled (both idempotent). */
+export interface Ticket {
+  hand(stream: Duplex, endpoints: Endpoints, peerCert?: PeerCert): void;
+  cancel(): void;
+}
+
+export interface BookOptions {
+  listener: string;
+  protocol: ListenerProtocol;
+  zone: string;
+  maxConnections: number;
+  handler: ConnectionHandler;
+  logger: ListenerLogger;
+}
+
+function ignoreError(): void {
+  // The broker owns error reporting; this listener only keeps 'error' from crashing the process.
+}
+
+export class ConnectionBook {
+  readonly #opts: BookOptions;
+  readonly #live = new Set<Duplex>();
+  readonly #shutdown = new Map<string, number>();
+  /** Slots reserved for connections still in a handshake (WebSocket upgrade). */
+  #pending = 0;
+
+  constructor(opts: BookOptions) {
+    this.#opts = opts;
+  }
+
+  get maxConnections(): number {
+    return this.#opts.maxConnections;
+  }
+
+  /** Connections handed to the broker and not yet closed. */
+  get current(): number {
+    return this.#live.size;
+  }
+
+  /** Reserves a slot, or counts a `max_conns` refusal and returns undefined when full. */
+  reserve(): Ticket | undefined {
+    if (this.#live.size + this.#pending >= this.#opts.maxConnections) {
+      this.count(MAX_CONNS_REASON);
+      return undefined;
+    }
+    this.#pending++;
+    let used = false;
+    const use = (): boolean => {
+      if (used) return false;
+      used = true;
+      this.#pending--;
+      return true;
+    };
+    return {
+      hand: (stream, endpoints, peerCert) => {
+        if (use()) this.#hand(stream, endpoints, peerCert);
+      },
+      cancel: () => {
+        use();
+      },
+    };
+  }
+
+  /** Admits an already established stream, or destroys it at once when the listener is full. */
+  admit(stream: Duplex, endpoints: Endpoints | undefined, peerCert?: PeerCert): void {
+    if (endpoints === undefined) {
+      stream.destroy();
+      return;
+    }
+    const ticket = this.reserve();
+    if (ticket === undefined) {
+      stream.destroy();
+      return;
+    }
+    ticket.hand(stream, endpoints, peerCert);
+  }
+
+  count(reason: string): void {
+    this.#shutdown.set(reason, (this.#shutdown.get(reason) ?? 0) + 1);
+  }
+
+  /** An empty array when nothing was counted, else reason -> count (as the API reports it). */
+  shutdownCount(): Record<string, number> | [] {
+    return this.#shutdown.size === 0 ? [] : Object.fromEntries(this.#shutdown);
+  }
+
+  /** Destroys every stream still held; the broker then sees them close and calls `closed`. */
+  destroyAll(): void {
+    for (const stream of this.#live) stream.destroy();
+  }
+
+  #hand(stream: Duplex, endpoints: Endpoints, peerCert: PeerCert | undefined): void {
+    const { listener, protocol, zone, handler, logger } = this.#opts;
+    const info: ConnectionInfo = { listener, protocol, zone, ...endpoints };
+    if (peerCert !== undefined) info.peerCert = peerCert;
+    stream.on("error", ignoreError);
+    this.#live.add(stream);
+    // A stream leaves the live set when it closes, even if the broker is slow to call `closed`.
+    const release = (): void => {
+      this.#live.delete(stream);
+    };
+    stream.once("close", release);
+    let reported = false;
+    const closed = (reason: string): void => {
+      if (reported) return;
+      reported = true;
+      release();
+      this.count(reason);
+    };
+    try {
+      handler(stream, info, closed);
+    } catch (err) {
+      logger.warn({ err, listener }, "connection handler threw; dropping connection");
+      stream.destroy();
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// Listener contracts: what a listener is configured with, what it hands the broker per
+// accepted connection, and what it reports (spec 000 §2 "Listener").
+import type { Duplex } from "node:stream";
+
+export type ListenerKind = "tcp" | "ssl" | "ws" | "wss";
+export type ListenerProtocol = "mqtt:tcp" | "mqtt:ssl" | "mqtt:ws" | "mqtt:wss";
+
+export interface PeerCert {
+  cn?: string;
+  dn?: string;
+}
+
+export interface ConnectionInfo {
+  /** Listener identifier, e.g. "mqtt:tcp:external". */
+  listener: string;
+  protocol: ListenerProtocol;
+  zone: string;
+  peerHost: string;
+  peerPort: number;
+  sockHost: string;
+  sockPort: number;
+  /** TLS client certificate subject, when the client presented one. */
+  peerCert?: PeerCert;
+}
+
+/**
+ * Called once per accepted connection. The broker calls `closed(reason)` exactly once when it
+ * is done with the connection (e.g. "closed", "kicked", "keepalive_timeout", "idle_timeout",
+ * "protocol_error", "takeovered", "discarded"); the listener counts it in shutdown_count.
+ */
+export type ConnectionHandler = (
+  stream: Duplex,
+  info: ConnectionInfo,
+  closed: (reason: string) => void,
+) => void;
+
+export interface ListenerSettings {
+  kind: ListenerKind;
+  name: string;
+  /** port 0 = ephemeral. */
+  bind: { host: string; port: number };
+  zone: string;
+  maxConnections: number;
+  backlog: number;
+  nodelay: boolean;
+  keyfile?: string;
+  certfile?: string;
+  cacertfile?: string;
+  verify: "verify_peer" | "verify_none";
+  failIfNoPeerCert: boolean;
+  /** e.g. ['tlsv1.3', 'tlsv1.2']. */
+  tlsVersions: string[];
+  /** OpenSSL names, ':' or ',' separated. */
+  ciphers?: string;
+  /** e.g. '/mqtt'. */
+  mqttPath: string;
+  /** ms. */
+  handshakeTimeout: number;
+  /** Reported only (Node accepts on one loop); defaults per kind as in the reference broker. */
+  acceptors?: number;
+}
+
+export interface ListenerInfo {
+  protocol: ListenerProtocol;
+  identifier: string;
+  listen_on: string;
+  acceptors: number;
+  max_conns: number;
+  current_conns: number;
+  shutdown_count: Record<string, number> | [];
+}
+
+/** The logging a listener needs; a pino logger fits. */
+export interface ListenerLogger {
+  warn(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+}
+
+export interface ListenerDeps {
+  /** Where a generated self-signed certificate is kept (`<dataDir>/certs/`). */
+  dataDir: string;
+  logger: ListenerLogger;
+}

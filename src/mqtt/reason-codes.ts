@@ -1,0 +1,88 @@
+// MQTT reason codes (MQTT 5.0 section 2.4) and the 3.1.1 CONNACK return codes (section 3.2.2.3),
+// with the mapping from a 5.0 CONNACK reason to the nearest 3.1.1 return code.
+
+export const RC = {
+  SUCCESS: 0x00,
+  GRANTED_QOS_1: 0x01,
+  GRANTED_QOS_2: 0x02,
+  DISCONNECT_WITH_WILL: 0x04,
+  NO_MATCHING_SUBSCRIBERS: 0x10,
+  NO_SUBSCRIPTION_EXISTED: 0x11,
+  CONTINUE_AUTHENTICATION: 0x18,
+  RE_AUTHENTICATE: 0x19,
+  UNSPECIFIED_ERROR: 0x80,
+  MALFORMED_PACKET: 0x81,
+  PROTOCOL_ERROR: 0x82,
+  IMPLEMENTATION_SPECIFIC_ERROR: 0x83,
+  UNSUPPORTED_PROTOCOL_VERSION: 0x84,
+  CLIENT_IDENTIFIER_NOT_VALID: 0x85,
+  BAD_USER_NAME_OR_PASSWORD: 0x86,
+  NOT_AUTHORIZED: 0x87,
+  SERVER_UNAVAILABLE: 0x88,
+  SERVER_BUSY: 0x89,
+  BANNED: 0x8a,
+  SERVER_SHUTTING_DOWN: 0x8b,
+  BAD_AUTHENTICATION_METHOD: 0x8c,
+  KEEP_ALIVE_TIMEOUT: 0x8d,
+  SESSION_TAKEN_OVER: 0x8e,
+  TOPIC_FILTER_INVALID: 0x8f,
+  TOPIC_NAME_INVALID: 0x90,
+  PACKET_IDENTIFIER_IN_USE: 0x91,
+  PACKET_IDENTIFIER_NOT_FOUND: 0x92,
+  RECEIVE_MAXIMUM_EXCEEDED: 0x93,
+  TOPIC_ALIAS_INVALID: 0x94,
+  PACKET_TOO_LARGE: 0x95,
+  MESSAGE_RATE_TOO_HIGH: 0x96,
+  QUOTA_EXCEEDED: 0x97,
+  ADMINISTRATIVE_ACTION: 0x98,
+  PAYLOAD_FORMAT_INVALID: 0x99,
+  RETAIN_NOT_SUPPORTED: 0x9a,
+  QOS_NOT_SUPPORTED: 0x9b,
+  USE_ANOTHER_SERVER: 0x9c,
+  SERVER_MOVED: 0x9d,
+  SHARED_SUBSCRIPTIONS_NOT_SUPPORTED: 0x9e,
+  CONNECTION_RATE_EXCEEDED: 0x9f,
+  MAXIMUM_CONNECT_TIME: 0xa0,
+  SUBSCRIPTION_IDENTIFIERS_NOT_SUPPORTED: 0xa1,
+  WILDCARD_SUBSCRIPTIONS_NOT_SUPPORTED: 0xa2,
+} as const;
+
+export type ReasonCode = (typeof RC)[keyof typeof RC];
+
+/** 3.1.1 CONNACK return codes [MQTT-3.2.2-4]. */
+export const CONNACK_V3 = {
+  ACCEPTED: 0,
+  UNACCEPTABLE_PROTOCOL_VERSION: 1,
+  IDENTIFIER_REJECTED: 2,
+  SERVER_UNAVAILABLE: 3,
+  BAD_USERNAME_OR_PASSWORD: 4,
+  NOT_AUTHORIZED: 5,
+} as const;
+
+/** Maps a 5.0 CONNACK reason code to the 3.1.1 return code sent to older clients. */
+export function connackCodeV3(rc: number): number {
+  switch (rc) {
+    case RC.SUCCESS:
+      return CONNACK_V3.ACCEPTED;
+    case RC.UNSUPPORTED_PROTOCOL_VERSION:
+      return CONNACK_V3.UNACCEPTABLE_PROTOCOL_VERSION;
+    case RC.CLIENT_IDENTIFIER_NOT_VALID:
+      return CONNACK_V3.IDENTIFIER_REJECTED;
+    case RC.BAD_USER_NAME_OR_PASSWORD:
+    case RC.BAD_AUTHENTICATION_METHOD:
+      return CONNACK_V3.BAD_USERNAME_OR_PASSWORD;
+    case RC.NOT_AUTHORIZED:
+    case RC.BANNED:
+      return CONNACK_V3.NOT_AUTHORIZED;
+    default:
+      return CONNACK_V3.SERVER_UNAVAILABLE;
+  }
+}
+
+/** Human names used in logs, reason strings and the `reason` field of disconnect events. */
+const NAMES = new Map<number, string>(
+  Object.entries(RC).map(([k, v]) => [v as number, k.toLowerCase()]),
+);
+export function reasonName(rc: number): string {
+  return NAMES.get(rc) ?? `reason_${rc}`;
+}

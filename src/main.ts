@@ -20,7 +20,6 @@ import { createLogger, type RootLogger } from "./telemetry/logger.ts";
 const DEFAULT_PLUGINS = ["svc_retainer"];
 
 export function zoneSettings(z: ZoneConfig): ZoneSettings {
-  const extra = z as unknown as { mqueueStoreQos0?: boolean };
   return {
     idleTimeout: z.idleTimeout,
     maxPacketSize: z.maxPacketSize,
@@ -44,7 +43,7 @@ export function zoneSettings(z: ZoneConfig): ZoneSettings {
     awaitRelTimeout: z.awaitRelTimeout,
     sessionExpiryInterval: z.sessionExpiryInterval,
     maxMqueueLen: z.maxMqueueLen,
-    mqueueStoreQos0: extra.mqueueStoreQos0 ?? true,
+    mqueueStoreQos0: z.mqueueStoreQos0,
     useUsernameAsClientid: z.useUsernameAsClientid,
     allowAnonymous: z.allowAnonymous,
     aclDenyAction: z.aclDenyAction,

@@ -85,9 +85,19 @@ export interface HookPoints {
   ) => FoldResult<AclResult> | Promise<FoldResult<AclResult>>;
   "client.connected": (client: ClientInfo, info: ConnectedInfo) => void;
   "client.disconnected": (client: ClientInfo, reason: string) => void;
-  "client.subscribe": (client: ClientInfo, filters: TopicFilterReq[], acc: TopicFilterReq[]) => FoldResult<TopicFilterReq[]>;
+  "client.subscribe": (
+    client: ClientInfo,
+    filters: TopicFilterReq[],
+    acc: TopicFilterReq[],
+  ) => FoldResult<TopicFilterReq[]>;
   "client.unsubscribe": (client: ClientInfo, filters: string[], acc: string[]) => FoldResult<string[]>;
-  "session.subscribed": (client: ClientInfo, filter: string, opts: SubOpts, isNew: boolean, session: SessionHandle) => void;
+  "session.subscribed": (
+    client: ClientInfo,
+    filter: string,
+    opts: SubOpts,
+    isNew: boolean,
+    session: SessionHandle,
+  ) => void;
   "session.unsubscribed": (client: ClientInfo, filter: string, opts: SubOpts) => void;
   "session.created": (client: ClientInfo) => void;
   "session.resumed": (client: ClientInfo) => void;

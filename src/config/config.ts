@@ -1,6 +1,6 @@
 // The validated configuration of one node: typed key lookup, resolved zones and listeners, and a
 // listing of every key with its value and source. Immutable; `with()` derives a modified copy.
-// Built by loadConfig (loader.ts); nothing here reads process.env or files.
+// Built by loadConfig (loader.ts); nothing here reads process.env or the configuration file.
 
 import { type Assignment, cliAssignments } from "./assignment.ts";
 import type { ConfigEntry, ConfigKey, ConfigValue, ListenerConfig, ZoneConfig } from "./config-types.ts";

@@ -1,8 +1,8 @@
 // The value a key has once every layer is applied: its own setting, else the default for its
 // zone or listener kind, else the global key it falls back to, else the schema default.
 
-import type { ConfigSource } from "./config-types.ts";
 import { ConfigError } from "./config-error.ts";
+import type { ConfigSource } from "./config-types.ts";
 import { defaultText, matchKey } from "./key-match.ts";
 import { parseEntry } from "./parse-entry.ts";
 import type { AnyConfigValue } from "./schema-types.ts";

@@ -9,15 +9,14 @@ export const ENV_PREFIX = "SVC_";
 /** SVC_ variables that are not configuration keys, and what they are for. */
 export const NON_KEY_ENV_VARS: Readonly<Record<string, string>> = {
   SVC_CONFIG: "path of the configuration file to load instead of etc/svc.conf",
-  SVC_LOG_FORMAT: "log line format (json or pretty), read by the logger",
+  SVC_LOG_FORMAT: "log output format, read by the logger",
 };
 
 /** `listener.tcp.external` -> `SVC_LISTENER__TCP__EXTERNAL`. */
 export const envName = (key: string): string => ENV_PREFIX + key.toUpperCase().replaceAll(".", "__");
 
 /** `SVC_LISTENER__TCP__EXTERNAL` -> `listener.tcp.external`. */
-export const keyOfEnvName = (name: string): string =>
-  name.slice(ENV_PREFIX.length).toLowerCase().replaceAll("__", ".");
+export const keyOfEnvName = (name: string): string => name.slice(ENV_PREFIX.length).toLowerCase().replaceAll("__", ".");
 
 /** The assignments of every SVC_ variable, in name order (undefined values are skipped). */
 export function envAssignments(env: Readonly<Record<string, string | undefined>>): Assignment[] {

@@ -80,7 +80,11 @@ function candidates(key: string): string[] {
     let filled = [""];
     pattern.forEach((p, i) => {
       const options =
-        p === "$kind" ? (isListenerKind(segments[i]) ? [segments[i]] : [...LISTENER_KINDS]) : [p.startsWith("$") ? segments[i] : p];
+        p === "$kind"
+          ? isListenerKind(segments[i])
+            ? [segments[i]]
+            : [...LISTENER_KINDS]
+          : [p.startsWith("$") ? segments[i] : p];
       filled = filled.flatMap((f) => options.map((o) => (i === 0 ? o : `${f}.${o}`)));
     });
     out.push(...filled);

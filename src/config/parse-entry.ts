@@ -2,6 +2,7 @@
 
 import type { AnyConfigValue, ListItem, SchemaEntry } from "./schema-types.ts";
 import {
+  ok,
   type Parsed,
   parseBind,
   parseBindOrOff,
@@ -19,7 +20,6 @@ import {
   parsePath,
   parseSize,
   parseString,
-  ok,
 } from "./values.ts";
 
 const ITEM: Readonly<Record<ListItem, (text: string) => Parsed<string>>> = {

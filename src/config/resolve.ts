@@ -93,7 +93,9 @@ function crossCheck({ settings, assigned, failed }: Applied, cwd: string, issues
   }
   const seeds = value("cluster.static.seeds").value as string[];
   if (value("cluster.discovery").value === "static" && seeds.length === 0) {
-    issues.push(`${where(value("cluster.discovery"), "cluster.discovery")}: static discovery needs cluster.static.seeds`);
+    issues.push(
+      `${where(value("cluster.discovery"), "cluster.discovery")}: static discovery needs cluster.static.seeds`,
+    );
   }
 }
 

@@ -29,7 +29,12 @@ export const SCHEMA = {
   },
 
   // ---- cluster ---------------------------------------------------------------------------------
-  "cluster.name": { type: "string", default: "svccl", nonEmpty: true, description: "Name of the cluster this node joins." },
+  "cluster.name": {
+    type: "string",
+    default: "svccl",
+    nonEmpty: true,
+    description: "Name of the cluster this node joins.",
+  },
   "cluster.discovery": {
     type: "enum",
     values: ["manual", "static", "etcd", "k8s"],
@@ -49,7 +54,12 @@ export const SCHEMA = {
     nonEmpty: true,
     description: "Comma-separated etcd endpoints used when discovery is etcd.",
   },
-  "cluster.etcd.prefix": { type: "string", default: "svccl", nonEmpty: true, description: "Key prefix of this cluster's data in etcd." },
+  "cluster.etcd.prefix": {
+    type: "string",
+    default: "svccl",
+    nonEmpty: true,
+    description: "Key prefix of this cluster's data in etcd.",
+  },
   "cluster.etcd.node_ttl": {
     type: "duration",
     default: "1m",
@@ -151,7 +161,11 @@ export const SCHEMA = {
     max: 65535,
     description: "Topic Alias Maximum announced to MQTT 5.0 clients (0 = no aliases).",
   },
-  "mqtt.retain_available": { type: "boolean", default: "true", description: "Whether retained messages are supported." },
+  "mqtt.retain_available": {
+    type: "boolean",
+    default: "true",
+    description: "Whether retained messages are supported.",
+  },
   "mqtt.wildcard_subscription": {
     type: "boolean",
     default: "true",
@@ -198,7 +212,11 @@ export const SCHEMA = {
     description: "Whether publishes and subscriptions are checked against the ACL.",
   },
   "zone.$zone.enable_ban": { type: "boolean", default: "on", description: "Whether banned clients are refused." },
-  "zone.$zone.enable_stats": { type: "boolean", default: "on", description: "Whether per-connection statistics are kept." },
+  "zone.$zone.enable_stats": {
+    type: "boolean",
+    default: "on",
+    description: "Whether per-connection statistics are kept.",
+  },
   "zone.$zone.acl_deny_action": {
     type: "enum",
     values: ["ignore", "disconnect"],

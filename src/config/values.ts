@@ -7,9 +7,7 @@ import { statSync } from "node:fs";
 import { isIPv4, isIPv6 } from "node:net";
 import { resolve } from "node:path";
 
-export type Parsed<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: string };
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
 /** An address to listen on; `host` is written without brackets (`::1`). */
 export interface Bind {
@@ -27,16 +25,18 @@ export const fail = (error: string): Parsed<never> => ({ ok: false, error });
 
 const q = (raw: string): string => JSON.stringify(raw);
 
-function inRange(what: string, raw: string, n: number, range: Range): Parsed<number> {
+/** `unit` names the unit of the bounds in messages (`ms` for durations, `bytes` for sizes). */
+function inRange(what: string, raw: string, n: number, range: Range, unit = ""): Parsed<number> {
   if (!Number.isFinite(n) || (what !== "number" && !Number.isSafeInteger(n))) return fail(`invalid ${what} ${q(raw)}`);
   const { min, max } = range;
   if ((min !== undefined && n < min) || (max !== undefined && n > max)) {
+    const u = unit === "" ? "" : ` ${unit}`;
     const bounds =
       min !== undefined && max !== undefined
-        ? `${min}..${max}`
+        ? `${min}..${max}${u}`
         : min !== undefined
-          ? `>= ${min}`
-          : `<= ${max}`;
+          ? `>= ${min}${u}`
+          : `<= ${max}${u}`;
     return fail(`${what} ${q(raw)} out of range (${bounds})`);
   }
   return ok(n);
@@ -50,7 +50,7 @@ const DURATION_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w
  */
 export function parseDuration(raw: string, bareUnit: "ms" | "s" = "ms", range: Range = {}): Parsed<number> {
   const text = raw.trim();
-  if (/^\d+$/.test(text)) return inRange("duration", raw, Number(text) * DURATION_MS[bareUnit], range);
+  if (/^\d+$/.test(text)) return inRange("duration", raw, Number(text) * DURATION_MS[bareUnit], range, "ms");
   const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/y;
   let total = 0;
   let pos = 0;
@@ -64,7 +64,7 @@ export function parseDuration(raw: string, bareUnit: "ms" | "s" = "ms", range: R
   if (text === "" || pos < text.length) {
     return fail(`invalid duration ${q(raw)} (expected e.g. 500ms, 15s, 1m, 2h, 1d)`);
   }
-  return inRange("duration", raw, Math.round(total), range);
+  return inRange("duration", raw, Math.round(total), range, "ms");
 }
 
 const SIZE_BYTES: Readonly<Record<string, number>> = {
@@ -83,7 +83,7 @@ export function parseSize(raw: string, range: Range = {}): Parsed<number> {
   const m = /^(\d+)\s*([a-z]*)$/i.exec(raw.trim());
   const unit = m === null ? undefined : SIZE_BYTES[m[2].toLowerCase()];
   if (m === null || unit === undefined) return fail(`invalid size ${q(raw)} (expected e.g. 512, 64KB, 1MB, 1GB)`);
-  return inRange("size", raw, Number(m[1]) * unit, range);
+  return inRange("size", raw, Number(m[1]) * unit, range, "bytes");
 }
 
 /** `on`/`true` or `off`/`false`. */
@@ -117,7 +117,8 @@ export function parseEnum<const V extends string>(raw: string, values: readonly 
   return found === undefined ? fail(`invalid value ${q(raw)} (expected one of: ${values.join(", ")})`) : ok(found);
 }
 
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** `<port>`, `<host>:<port>` or `[<ipv6>]:<port>`; port 0 asks the OS for a free port. */
 export function parseBind(raw: string): Parsed<Bind> {

@@ -1,8 +1,8 @@
 // Builds the resolved record of one zone: every `zone.$zone.*` option of the schema, camelCased,
 // with the zone's own value, else its zone default, else the global key it falls back to.
 
-import type { ZoneConfig } from "./config-types.ts";
 import { ConfigError } from "./config-error.ts";
+import type { ZoneConfig } from "./config-types.ts";
 import { SCHEMA } from "./schema.ts";
 import type { AnyConfigValue } from "./schema-types.ts";
 

@@ -80,9 +80,7 @@ export function connackCodeV3(rc: number): number {
 }
 
 /** Human names used in logs, reason strings and the `reason` field of disconnect events. */
-const NAMES = new Map<number, string>(
-  Object.entries(RC).map(([k, v]) => [v as number, k.toLowerCase()]),
-);
+const NAMES = new Map<number, string>(Object.entries(RC).map(([k, v]) => [v as number, k.toLowerCase()]));
 export function reasonName(rc: number): string {
   return NAMES.get(rc) ?? `reason_${rc}`;
 }

@@ -54,7 +54,13 @@ export class PluginRegistry {
 
   list(): PluginInfo[] {
     return [...this.plugins.values()]
-      .map((p) => ({ name: p.name, version: p.version, description: p.description, active: this.active.has(p.name), type: p.type }))
+      .map((p) => ({
+        name: p.name,
+        version: p.version,
+        description: p.description,
+        active: this.active.has(p.name),
+        type: p.type,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 

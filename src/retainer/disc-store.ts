@@ -107,9 +107,19 @@ interface Meta {
 }
 
 function encodePut(m: Message): Buffer {
-  const props = m.properties === undefined ? undefined : { ...m.properties } as Record<string, unknown>;
-  if (props?.correlationData instanceof Buffer) props.correlationData = { b64: props.correlationData.toString("base64") };
-  const meta: Meta = { t: m.topic, q: m.qos, f: m.from, u: m.fromUsername, h: m.peerhost, ts: m.timestamp, e: m.expiresAt, p: props };
+  const props = m.properties === undefined ? undefined : ({ ...m.properties } as Record<string, unknown>);
+  if (props?.correlationData instanceof Buffer)
+    props.correlationData = { b64: props.correlationData.toString("base64") };
+  const meta: Meta = {
+    t: m.topic,
+    q: m.qos,
+    f: m.from,
+    u: m.fromUsername,
+    h: m.peerhost,
+    ts: m.timestamp,
+    e: m.expiresAt,
+    p: props,
+  };
   const metaBuf = Buffer.from(JSON.stringify(meta), "utf8");
   const head = Buffer.allocUnsafe(5);
   head[0] = PUT;

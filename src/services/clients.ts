@@ -51,7 +51,8 @@ export class ClientService {
   /** Every client with a session on this node (connected first, in connection order). */
   list(): ClientRecord[] {
     const out: ClientRecord[] = [];
-    for (const s of this.broker.sessions.allSessions()) out.push(this.record(s, this.broker.sessions.channel(s.clientId)));
+    for (const s of this.broker.sessions.allSessions())
+      out.push(this.record(s, this.broker.sessions.channel(s.clientId)));
     return out;
   }
 

@@ -2,7 +2,7 @@
 // message (payload plain or base64) and hands it to the broker like any client's.
 
 import type { Broker } from "../broker/broker.ts";
-import { type MessageProps, type QoS, makeMessage } from "../broker/types.ts";
+import { type MessageProps, makeMessage, type QoS } from "../broker/types.ts";
 import { validateTopicName } from "../mqtt/topic.ts";
 
 export interface PublishRequest {
@@ -15,7 +15,9 @@ export interface PublishRequest {
   properties?: MessageProps;
 }
 
-export type PublishOutcome = { ok: true; deliveries: number; msgid: string } | { ok: false; error: "bad_topic" | "bad_qos" | "bad_payload" };
+export type PublishOutcome =
+  | { ok: true; deliveries: number; msgid: string }
+  | { ok: false; error: "bad_topic" | "bad_qos" | "bad_payload" };
 
 export class PublishService {
   constructor(private readonly broker: Broker) {}
@@ -23,7 +25,8 @@ export class PublishService {
   publish(r: PublishRequest): PublishOutcome {
     const qos = r.qos ?? 0;
     if (qos !== 0 && qos !== 1 && qos !== 2) return { ok: false, error: "bad_qos" };
-    if (!validateTopicName(r.topic, this.broker.zone("external").maxTopicLevels)) return { ok: false, error: "bad_topic" };
+    if (!validateTopicName(r.topic, this.broker.zone("external").maxTopicLevels))
+      return { ok: false, error: "bad_topic" };
     let payload: Buffer;
     if (r.encoding === "base64") {
       const text = r.payload ?? "";

@@ -25,7 +25,8 @@ export class SubscriptionService {
   list(): SubscriptionRecord[] {
     const out: SubscriptionRecord[] = [];
     for (const s of this.broker.sessions.allSessions()) {
-      for (const [topic, o] of s.subscriptions) out.push({ clientid: s.clientId, node: this.broker.nodeName, topic, qos: o.qos });
+      for (const [topic, o] of s.subscriptions)
+        out.push({ clientid: s.clientId, node: this.broker.nodeName, topic, qos: o.qos });
     }
     return out;
   }
@@ -33,7 +34,12 @@ export class SubscriptionService {
   ofClient(clientId: string): SubscriptionRecord[] {
     const s = this.broker.sessions.lookup(clientId);
     if (s === undefined) return [];
-    return [...s.subscriptions].map(([topic, o]) => ({ clientid: clientId, node: this.broker.nodeName, topic, qos: o.qos }));
+    return [...s.subscriptions].map(([topic, o]) => ({
+      clientid: clientId,
+      node: this.broker.nodeName,
+      topic,
+      qos: o.qos,
+    }));
   }
 
   /** Subscribes an existing session (the client must have one on this node). */

@@ -6,7 +6,14 @@ const values = (text: string): Record<string, string> =>
 
 describe("parseConfFile", () => {
   it("reads key = value lines and skips comments and blank lines", () => {
-    const text = ["## heading", "# node.name = ignored@host", "", "   ", "node.name = svc@10.0.0.1", "log.level=info"].join("\n");
+    const text = [
+      "## heading",
+      "# node.name = ignored@host",
+      "",
+      "   ",
+      "node.name = svc@10.0.0.1",
+      "log.level=info",
+    ].join("\n");
     expect(values(text)).toEqual({ "node.name": "svc@10.0.0.1", "log.level": "info" });
   });
 
@@ -46,7 +53,10 @@ describe("parseConfFile", () => {
   });
 
   it("reports syntax errors with file and line", () => {
-    const { issues, assignments } = parseConfFile('ok.key = 1\njust text\n= value\nbad key = 1\nq = "open\nr = "a" b', "f.conf");
+    const { issues, assignments } = parseConfFile(
+      'ok.key = 1\njust text\n= value\nbad key = 1\nq = "open\nr = "a" b',
+      "f.conf",
+    );
     expect(assignments.map((a) => a.key)).toEqual(["ok.key"]);
     expect(issues).toEqual([
       'f.conf:2: syntax error: expected "key = value", got "just text"',

@@ -13,8 +13,24 @@ describe("Config.listeners", () => {
       ["mqtt:ws", "external", "0.0.0.0", 8083],
       ["mqtt:wss", "external", "0.0.0.0", 8084],
     ]);
-    expect(ls[0]).toMatchObject({ kind: "tcp", acceptors: 8, maxConnections: 1_024_000, maxConnRate: 1000, zone: "external", backlog: 1024, nodelay: true });
-    expect(ls[1]).toMatchObject({ acceptors: 16, maxConnections: 102_400, maxConnRate: 500, verify: "verify_none", failIfNoPeerCert: false, tlsVersions: ["tlsv1.3", "tlsv1.2"], handshakeTimeout: 15_000 });
+    expect(ls[0]).toMatchObject({
+      kind: "tcp",
+      acceptors: 8,
+      maxConnections: 1_024_000,
+      maxConnRate: 1000,
+      zone: "external",
+      backlog: 1024,
+      nodelay: true,
+    });
+    expect(ls[1]).toMatchObject({
+      acceptors: 16,
+      maxConnections: 102_400,
+      maxConnRate: 500,
+      verify: "verify_none",
+      failIfNoPeerCert: false,
+      tlsVersions: ["tlsv1.3", "tlsv1.2"],
+      handshakeTimeout: 15_000,
+    });
     expect(ls[1].keyfile).toBeUndefined();
     expect(ls[1].ciphers).toBeUndefined();
     expect(ls[2]).toMatchObject({ acceptors: 4, mqttPath: "/mqtt" });
@@ -22,7 +38,12 @@ describe("Config.listeners", () => {
 
   it("drops a listener set to off and allows port 0", () => {
     const ls = loadConfig({
-      overrides: { "listener.ssl.external": "off", "listener.ws.external": "off", "listener.wss.external": "off", "listener.tcp.external": "127.0.0.1:0" },
+      overrides: {
+        "listener.ssl.external": "off",
+        "listener.ws.external": "off",
+        "listener.wss.external": "off",
+        "listener.tcp.external": "127.0.0.1:0",
+      },
     }).listeners();
     expect(ls).toHaveLength(1);
     expect(ls[0].bind).toEqual({ host: "127.0.0.1", port: 0 });
@@ -68,30 +89,47 @@ describe("Config.listeners", () => {
         "listener.ssl.external.ciphers": "TLS_AES_256_GCM_SHA384, TLS_AES_128_GCM_SHA256",
       },
     }).listeners()[1];
-    expect(ssl).toMatchObject({ keyfile: key, certfile: cert, verify: "verify_peer", failIfNoPeerCert: true, ciphers: ["TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256"] });
+    expect(ssl).toMatchObject({
+      keyfile: key,
+      certfile: cert,
+      verify: "verify_peer",
+      failIfNoPeerCert: true,
+      ciphers: ["TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256"],
+    });
     expect(() => loadConfig({ overrides: { "listener.wss.external.cacertfile": `${cert}.missing` } })).toThrow(
       `command line: listener.wss.external.cacertfile: file not found: ${cert}.missing`,
     );
-    expect(() => loadConfig({ overrides: { "listener.ssl.external.tls_versions": "sslv3" } })).toThrow(/invalid value "sslv3"/);
+    expect(() => loadConfig({ overrides: { "listener.ssl.external.tls_versions": "sslv3" } })).toThrow(
+      /invalid value "sslv3"/,
+    );
   });
 
   it("rejects options of other kinds, of undefined listeners and clashing ports", () => {
     expect(() => loadConfig({ overrides: { "listener.tcp.external.mqtt_path": "/x" } })).toThrow(
       "command line: listener.tcp.external.mqtt_path: applies to ws, wss listeners only",
     );
-    expect(() => loadConfig({ overrides: { "listener.tcp.external.keyfile": "k.pem" } })).toThrow(/applies to ssl, wss listeners only/);
+    expect(() => loadConfig({ overrides: { "listener.tcp.external.keyfile": "k.pem" } })).toThrow(
+      /applies to ssl, wss listeners only/,
+    );
     expect(() => loadConfig({ env: { SVC_LISTENER__TCP__NOPE__ACCEPTORS: "2" } })).toThrow(
       "environment SVC_LISTENER__TCP__NOPE__ACCEPTORS: listener.tcp.nope.acceptors: no listener listener.tcp.nope is defined",
     );
     expect(() => loadConfig({ overrides: { "listener.ws.external": "127.0.0.1:1883" } })).toThrow(
       "command line: listener.ws.external: port 1883 is already used by listener.tcp.external",
     );
-    expect(() => loadConfig({ overrides: { "dashboard.listener.http": "8081" } })).toThrow(/dashboard\.listener\.http: port 8081 is already used by management\.listener\.http/);
+    expect(() => loadConfig({ overrides: { "dashboard.listener.http": "8081" } })).toThrow(
+      /dashboard\.listener\.http: port 8081 is already used by management\.listener\.http/,
+    );
   });
 
   it("lets disabled listeners and port 0 share", () => {
     const c = loadConfig({
-      overrides: { "listener.tcp.external": "0", "listener.ws.external": "0", "listener.ssl.external": "off", "listener.tcp.other": "8883" },
+      overrides: {
+        "listener.tcp.external": "0",
+        "listener.ws.external": "0",
+        "listener.ssl.external": "off",
+        "listener.tcp.other": "8883",
+      },
     });
     expect(c.listeners().map((l) => l.bind.port)).toEqual([0, 8883, 0, 8084]);
   });

@@ -46,7 +46,11 @@ describe("loadConfig layers", () => {
 
   it("maps SVC_ variables with __ for dots", () => {
     const c = loadConfig({
-      env: { SVC_LISTENER__TCP__EXTERNAL: "127.0.0.1:21883", SVC_ZONE__EXTERNAL__MAX_INFLIGHT: "64", SVC_ALLOW_ANONYMOUS: "false" },
+      env: {
+        SVC_LISTENER__TCP__EXTERNAL: "127.0.0.1:21883",
+        SVC_ZONE__EXTERNAL__MAX_INFLIGHT: "64",
+        SVC_ALLOW_ANONYMOUS: "false",
+      },
     });
     expect(c.get("listener.tcp.external")).toEqual({ host: "127.0.0.1", port: 21883 });
     expect(c.zone("external").maxInflight).toBe(64);

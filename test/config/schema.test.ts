@@ -35,7 +35,10 @@ describe("schema", () => {
   });
 
   it("matches concrete keys to entries and their placeholders", () => {
-    expect(matchKey("zone.external.max_inflight")).toMatchObject({ schemaKey: "zone.$zone.max_inflight", params: { zone: "external" } });
+    expect(matchKey("zone.external.max_inflight")).toMatchObject({
+      schemaKey: "zone.$zone.max_inflight",
+      params: { zone: "external" },
+    });
     expect(matchKey("listener.wss.a-1.keyfile")).toMatchObject({ params: { kind: "wss", name: "a-1" } });
     expect(matchKey("listener.tcp.external")?.schemaKey).toBe("listener.tcp.external");
     expect(matchKey("listener.tcp.other")?.schemaKey).toBe("listener.$kind.$name");
@@ -55,7 +58,9 @@ describe("schema", () => {
     expectTypeOf(c.get("listener.tcp.mine")).toEqualTypeOf<Bind | null | undefined>();
     expectTypeOf(c.get("listener.ssl.external.keyfile")).toEqualTypeOf<string | undefined>();
     expectTypeOf(c.get("listener.ws.external.acceptors")).toEqualTypeOf<number>();
-    expectTypeOf(c.get("listener.wss.external.tls_versions")).toEqualTypeOf<("tlsv1.3" | "tlsv1.2" | "tlsv1.1" | "tlsv1")[]>();
+    expectTypeOf(c.get("listener.wss.external.tls_versions")).toEqualTypeOf<
+      ("tlsv1.3" | "tlsv1.2" | "tlsv1.1" | "tlsv1")[]
+    >();
     expectTypeOf(c.get("zone.edge.acl_deny_action")).toEqualTypeOf<"ignore" | "disconnect">();
     expectTypeOf(c.get("zone.edge.max_packet_size")).toEqualTypeOf<number>();
     expectTypeOf<ConfigValue<"management.listener.http">>().toEqualTypeOf<Bind | null>();

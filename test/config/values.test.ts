@@ -106,7 +106,8 @@ describe("parseInteger and parseFloatValue", () => {
     expect(value(parseFloatValue("2"))).toBe(2);
     expect(value(parseFloatValue("1e-3"))).toBe(0.001);
     expect(error(parseFloatValue("0.1", { min: 0.5 }))).toMatch(/out of range/);
-    for (const bad of ["", "abc", "1.2.3", "NaN", "Infinity"]) expect(error(parseFloatValue(bad))).toMatch(/^invalid number/);
+    for (const bad of ["", "abc", "1.2.3", "NaN", "Infinity"])
+      expect(error(parseFloatValue(bad))).toMatch(/^invalid number/);
   });
 });
 
@@ -182,7 +183,8 @@ describe("names, node names, URLs, HTTP paths", () => {
   it("reads <name>@<host> node names", () => {
     expect(value(parseNodeName("svc@127.0.0.1"))).toBe("svc@127.0.0.1");
     expect(value(parseNodeName("svc-1@pod.svc.cluster.local"))).toBe("svc-1@pod.svc.cluster.local");
-    for (const bad of ["svc", "@host", "svc@", "a@b@c", "s v@h"]) expect(error(parseNodeName(bad))).toMatch(/node name/);
+    for (const bad of ["svc", "@host", "svc@", "a@b@c", "s v@h"])
+      expect(error(parseNodeName(bad))).toMatch(/node name/);
   });
   it("reads zone and listener names", () => {
     expect(value(parseName("internal_2-a"))).toBe("internal_2-a");

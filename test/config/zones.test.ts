@@ -78,7 +78,12 @@ describe("Config.zone", () => {
 
   it("resolves any other zone name with the general defaults", () => {
     const c = loadConfig({ overrides: { "zone.edge.max_inflight": "8", "zone.edge.session_expiry_interval": "90" } });
-    expect(c.zone("edge")).toMatchObject({ name: "edge", maxInflight: 8, sessionExpiryInterval: 90_000, enableAcl: true });
+    expect(c.zone("edge")).toMatchObject({
+      name: "edge",
+      maxInflight: 8,
+      sessionExpiryInterval: 90_000,
+      enableAcl: true,
+    });
     expect(c.zone("nobody-set-this").maxInflight).toBe(32);
     expect(() => c.zone("a.b")).toThrow(/invalid zone name/);
   });
@@ -92,7 +97,12 @@ describe("Config.zone", () => {
 
   it("lists every zone in use in entries()", () => {
     const c = loadConfig({ overrides: { "listener.tcp.edge": "0", "listener.tcp.edge.zone": "edge" } });
-    const zones = new Set(c.entries().filter((e) => e.key.startsWith("zone.")).map((e) => e.key.split(".")[1]));
+    const zones = new Set(
+      c
+        .entries()
+        .filter((e) => e.key.startsWith("zone."))
+        .map((e) => e.key.split(".")[1]),
+    );
     expect([...zones]).toEqual(["external", "internal", "edge"]);
   });
 });

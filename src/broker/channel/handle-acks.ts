@@ -23,7 +23,11 @@ export function handleAcks(ch: Channel, p: IPubackPacket | IPubrecPacket | IPubr
       if (r === "missed") {
         m.inc(M.pubrecMissed);
         // [MQTT-4.3.3-?] answer so the client can free its state.
-        ch.conn.send({ cmd: "pubrel", messageId: pid, reasonCode: ch.protoVer === 5 ? RC.PACKET_IDENTIFIER_NOT_FOUND : undefined });
+        ch.conn.send({
+          cmd: "pubrel",
+          messageId: pid,
+          reasonCode: ch.protoVer === 5 ? RC.PACKET_IDENTIFIER_NOT_FOUND : undefined,
+        });
         m.inc(M.pubrelSent);
       } else if (r === "ok") ch.sendPubrel(pid);
       return;

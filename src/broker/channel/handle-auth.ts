@@ -8,7 +8,7 @@ import { RC } from "../../mqtt/reason-codes.ts";
 import type { EnhancedAuthResult } from "../hookpoints.ts";
 import { M } from "../metrics.ts";
 import type { Channel } from "./channel.ts";
-import { afterAuth } from "./handle-connect.ts";
+import { afterAuth } from "./open-session.ts";
 import { protocolError, refuseConnect } from "./reply.ts";
 
 const NO_METHOD: EnhancedAuthResult = { rc: RC.BAD_AUTHENTICATION_METHOD };
@@ -44,10 +44,15 @@ function connectStepDone(ch: Channel, res: EnhancedAuthResult): void {
   }
   ch.pendingConnect = null;
   if (res.rc !== RC.SUCCESS) return refuseConnect(ch, res.rc);
-  afterAuth(ch, p, { rc: RC.SUCCESS, superuser: res.superuser === true, by: ch.authMethod as string }, {
-    method: ch.authMethod as string,
-    data: res.data,
-  });
+  afterAuth(
+    ch,
+    p,
+    { rc: RC.SUCCESS, superuser: res.superuser === true, by: ch.authMethod as string },
+    {
+      method: ch.authMethod as string,
+      data: res.data,
+    },
+  );
 }
 
 function sendAuth(ch: Channel, rc: number, data: Buffer | undefined): void {
@@ -62,7 +67,8 @@ export function handleAuth(ch: Channel, p: IAuthPacket): void | Promise<void> {
   if (ch.protoVer !== 5) return protocolError(ch, "AUTH on a 3.x connection");
   const method = p.properties?.authenticationMethod;
   // [MQTT-4.12.0-7] / [MQTT-3.15.2-1]: the method must stay the one of the CONNECT.
-  if (ch.authMethod === undefined || method !== ch.authMethod) return protocolError(ch, "AUTH without or with another method");
+  if (ch.authMethod === undefined || method !== ch.authMethod)
+    return protocolError(ch, "AUTH without or with another method");
   const data = p.properties?.authenticationData;
   if (ch.state === "authenticating") {
     if (p.reasonCode !== RC.CONTINUE_AUTHENTICATION) return protocolError(ch, "unexpected AUTH reason");

@@ -7,7 +7,7 @@ import { RC } from "../../mqtt/reason-codes.ts";
 import { validateTopicName } from "../../mqtt/topic.ts";
 import type { AclResult } from "../hookpoints.ts";
 import { M } from "../metrics.ts";
-import { type MessageProps, type QoS, makeMessage } from "../types.ts";
+import { type MessageProps, makeMessage, type QoS } from "../types.ts";
 import type { Channel } from "./channel.ts";
 import { disconnectWith, protocolError } from "./reply.ts";
 

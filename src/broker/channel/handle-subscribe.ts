@@ -47,7 +47,12 @@ export function handleSubscribe(ch: Channel, p: ISubscribePacket): void | Promis
   const pending: Promise<void>[] = [];
   for (const r of list) {
     if (r.rc !== undefined) continue;
-    const res = ch.broker.hooks.fold("client.check_acl", [ch.client, "subscribe", r.filter], "allow" as AclResult, "deny");
+    const res = ch.broker.hooks.fold(
+      "client.check_acl",
+      [ch.client, "subscribe", r.filter],
+      "allow" as AclResult,
+      "deny",
+    );
     if (res instanceof Promise) {
       pending.push(
         res.then((v) => {

@@ -12,7 +12,11 @@ export function handleUnsubscribe(ch: Channel, p: IUnsubscribePacket): void {
   m.inc(M.unsubscribeReceived);
   const session = ch.session;
   if (session === null) return;
-  const filters = ch.broker.hooks.fold("client.unsubscribe", [ch.client, p.unsubscriptions], p.unsubscriptions) as string[];
+  const filters = ch.broker.hooks.fold(
+    "client.unsubscribe",
+    [ch.client, p.unsubscriptions],
+    p.unsubscriptions,
+  ) as string[];
   const codes: number[] = [];
   for (const f of filters) {
     if (!validateTopicFilter(f, ch.zone.maxTopicLevels)) {

@@ -2,7 +2,7 @@
 // (CONNACK with a 5.0 reason code or the 3.1.1 return code), protocol errors after it
 // (DISCONNECT with a reason code for 5.0, a plain close for 3.x).
 
-import { RC, connackCodeV3, reasonName } from "../../mqtt/reason-codes.ts";
+import { connackCodeV3, RC, reasonName } from "../../mqtt/reason-codes.ts";
 import { M } from "../metrics.ts";
 import type { Channel } from "./channel.ts";
 

@@ -9,7 +9,7 @@ import type { ConnectionInfo } from "../../listeners/types.ts";
 import type { Channel } from "../channel/channel.ts";
 import type { ConnectionPort } from "../channel/port.ts";
 import { M, type Metrics } from "../metrics.ts";
-import { FrameReader, MALFORMED, NEED_MORE, TOO_LARGE, connectProtocolLevel } from "./frame-reader.ts";
+import { connectProtocolLevel, FrameReader, MALFORMED, NEED_MORE, TOO_LARGE } from "./frame-reader.ts";
 
 /** Write buffer size above which QoS 0 deliveries are dropped rather than buffered. */
 const HIGH_WATERMARK = 4 * 1024 * 1024;

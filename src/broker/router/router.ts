@@ -3,10 +3,10 @@
 // with wildcards costs one Map lookup. Route listeners (cluster route sync) hear when a filter
 // gets its first subscriber or loses its last.
 
+import { isWildcard } from "../../mqtt/topic.ts";
 import type { Message, SubOpts } from "../types.ts";
 import { SharedGroup, type SharedStrategy } from "./shared-strategy.ts";
 import { TopicTrie } from "./topic-trie.ts";
-import { isWildcard } from "../../mqtt/topic.ts";
 
 /** Anything that can receive messages through the router (a session). */
 export interface Subscriber {
@@ -140,11 +140,18 @@ export class Router {
   }
 
   /** Redispatches a message a departed member never acknowledged to another member [shared sub]. */
-  redispatchShared(msg: Message, filter: string, group: string, strategy: SharedStrategy, exclude: Subscriber): boolean {
+  redispatchShared(
+    msg: Message,
+    filter: string,
+    group: string,
+    strategy: SharedStrategy,
+    exclude: Subscriber,
+  ): boolean {
     const g = this.entry(filter)?.shared?.get(group);
     if (g === undefined) return false;
     const accept = (s: Subscriber) => s !== exclude && s.isOnline();
-    const m = g.pick(strategy, msg.from, msg.topic, accept) ?? g.pick(strategy, msg.from, msg.topic, (s) => s !== exclude);
+    const m =
+      g.pick(strategy, msg.from, msg.topic, accept) ?? g.pick(strategy, msg.from, msg.topic, (s) => s !== exclude);
     if (m === undefined) return false;
     const opts = this.sharedOpts(m, group, filter);
     if (opts === undefined) return false;

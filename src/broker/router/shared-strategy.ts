@@ -100,12 +100,7 @@ export class SharedGroup<M> {
    * When the chosen member is rejected by `accept`, the following members
    * (in storage order, wrapping) are tried.
    */
-  pick(
-    strategy: SharedStrategy,
-    fromClientId: string,
-    topic: string,
-    accept?: (m: M) => boolean,
-  ): M | undefined {
+  pick(strategy: SharedStrategy, fromClientId: string, topic: string, accept?: (m: M) => boolean): M | undefined {
     const n = this.list.length;
     if (n === 0) return undefined;
     let start: number;

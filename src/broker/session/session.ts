@@ -4,8 +4,8 @@
 // through a SessionOutlet and to the rest of the broker through SessionEnv.
 
 import type { BrokerHooks, SessionHandle } from "../hookpoints.ts";
-import type { Subscriber } from "../router/router.ts";
 import { M, type Metrics } from "../metrics.ts";
+import type { Subscriber } from "../router/router.ts";
 import type { ZoneSettings } from "../settings.ts";
 import type { ClientInfo, Message, QoS, SubOpts } from "../types.ts";
 import type { Delivery, InflightEntry, SessionOutlet } from "./delivery.ts";

@@ -81,7 +81,9 @@ export class Session implements SessionHandle, Subscriber {
 
   /** Hands one matched message to this session [MQTT-3.8.4-3..8]. */
   deliver(msg: Message, opts: SubOpts, retained = false): void {
-    if (opts.nl && msg.from === this.client.clientId && msg.from !== "") {
+    // No Local [MQTT-3.8.3-3]; 3.x has no such flag, `ignore_loop_deliver` stands in for it.
+    const noLocal = opts.nl || (this.zone.ignoreLoopDeliver && this.client.protoVer < 5);
+    if (noLocal && msg.from === this.client.clientId && msg.from !== "") {
       this.drop(msg, "no_local", M.deliveryDroppedNoLocal);
       return;
     }

@@ -1,0 +1,75 @@
+// Hook registry: priority order, folds that replace/stop, async folds, crash handling (logged and
+// skipped; fail-closed folds stop with their fail value), removal by owner.
+import { describe, expect, it } from "vitest";
+import { Hooks, stop } from "../../src/hooks/hooks.ts";
+
+interface Points {
+  n: (x: number, acc: number) => number | undefined | ReturnType<typeof stop<number>> | Promise<number | undefined>;
+  note: (s: string) => void;
+}
+
+function make() {
+  const errors: string[] = [];
+  const hooks = new Hooks<Points>({ error: (_o, msg) => errors.push(msg) });
+  return { hooks, errors };
+}
+
+describe("Hooks", () => {
+  it("runs callbacks by priority, equal priorities in insertion order", () => {
+    const { hooks } = make();
+    const order: string[] = [];
+    hooks.add("note", () => void order.push("low"), 1, "a");
+    hooks.add("note", () => void order.push("high"), 10, "b");
+    hooks.add("note", () => void order.push("low2"), 1, "c");
+    hooks.run("note", "x");
+    expect(order).toEqual(["high", "low", "low2"]);
+  });
+
+  it("folds: undefined keeps, a value replaces, stop ends", () => {
+    const { hooks } = make();
+    hooks.add("n", (_x, acc) => acc + 1, 3, "a");
+    hooks.add("n", () => undefined, 2, "b");
+    hooks.add("n", (_x, acc) => stop(acc * 10), 1, "c");
+    hooks.add("n", () => 999, 0, "d");
+    expect(hooks.fold("n", [0], 1)).toBe(20);
+  });
+
+  it("switches to a promise when a callback is async, keeping order", async () => {
+    const { hooks } = make();
+    hooks.add("n", async (_x, acc) => acc + 1, 2, "a");
+    hooks.add("n", (_x, acc) => acc * 3, 1, "b");
+    const r = hooks.fold("n", [0], 1);
+    expect(r).toBeInstanceOf(Promise);
+    expect(await r).toBe(6);
+  });
+
+  it("logs and skips a crashing callback; fail-closed folds stop with the fail value", async () => {
+    const { hooks, errors } = make();
+    hooks.add(
+      "n",
+      () => {
+        throw new Error("boom");
+      },
+      2,
+      "a",
+    );
+    hooks.add("n", (_x, acc) => acc + 1, 1, "b");
+    expect(hooks.fold("n", [0], 1)).toBe(2);
+    expect(hooks.fold("n", [0], 1, -1)).toBe(-1);
+    expect(errors).toHaveLength(2);
+    const { hooks: h2 } = make();
+    h2.add("n", async () => Promise.reject(new Error("x")), 1, "a");
+    expect(await h2.fold("n", [0], 5, -1)).toBe(-1);
+  });
+
+  it("removes every callback of an owner", () => {
+    const { hooks } = make();
+    hooks.add("n", (_x, acc) => acc + 1, 1, "p");
+    hooks.add("note", () => {}, 1, "p");
+    expect(hooks.has("n")).toBe(true);
+    hooks.removeOwner("p");
+    expect(hooks.has("n")).toBe(false);
+    expect(hooks.has("note")).toBe(false);
+    expect(hooks.fold("n", [0], 7)).toBe(7);
+  });
+});

@@ -36,7 +36,7 @@ export class RawClient {
   }
 
   onData(d) {
-    let b = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
+    const b = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
     let off = 0;
     const acks = [];
     while (b.length - off >= 2) {

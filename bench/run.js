@@ -125,5 +125,7 @@ console.log(`\nmachine: ${machine}, ${duration / 1000} s per scenario, 64 B payl
 console.log("| scenario | QoS | delivered msg/s | lost | load-generator CPU (cores) |");
 console.log("|---|---|---|---|---|");
 for (const r of rows) {
-  console.log(`| ${r.scenario} | ${r.qos} | ${r.delivered_per_s.toLocaleString("en")} | ${r.lost ?? "-"} | ${r.client_cpu_cores} |`);
+  console.log(
+    `| ${r.scenario} | ${r.qos} | ${r.delivered_per_s.toLocaleString("en")} | ${r.lost ?? "-"} | ${r.client_cpu_cores} |`,
+  );
 }

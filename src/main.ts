@@ -118,8 +118,6 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       );
       await listener.start();
       listeners.push(listener);
-      const a = listener.address();
-      logger.info({ listener: listener.identifier, host: a.host, port: a.port }, "listener started");
     }
   } catch (err) {
     for (const l of listeners) await l.stop();

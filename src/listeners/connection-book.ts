@@ -2,13 +2,7 @@
 // broker's handler, and tallies why connections ended (shutdown_count, spec 000 §2 "Listener").
 import type { Duplex } from "node:stream";
 import type { Endpoints } from "./endpoints.ts";
-import type {
-  ConnectionHandler,
-  ConnectionInfo,
-  ListenerLogger,
-  ListenerProtocol,
-  PeerCert,
-} from "./types.ts";
+import type { ConnectionHandler, ConnectionInfo, ListenerLogger, ListenerProtocol, PeerCert } from "./types.ts";
 
 /** Reason counted when a connection is refused because the listener is full. */
 export const MAX_CONNS_REASON = "max_conns";

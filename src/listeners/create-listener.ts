@@ -6,11 +6,7 @@ import type { ConnectionHandler, ListenerDeps, ListenerSettings } from "./types.
 import { createWsListener } from "./ws.ts";
 import { createWssListener } from "./wss.ts";
 
-export function createListener(
-  settings: ListenerSettings,
-  handler: ConnectionHandler,
-  deps: ListenerDeps,
-): Listener {
+export function createListener(settings: ListenerSettings, handler: ConnectionHandler, deps: ListenerDeps): Listener {
   switch (settings.kind) {
     case "tcp":
       return createTcpListener(settings, handler, deps);

@@ -63,12 +63,7 @@ export class ServerListener implements Listener {
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
 
-  constructor(
-    settings: ListenerSettings,
-    handler: ConnectionHandler,
-    deps: ListenerDeps,
-    transport: Transport,
-  ) {
+  constructor(settings: ListenerSettings, handler: ConnectionHandler, deps: ListenerDeps, transport: Transport) {
     this.#settings = settings;
     this.#transport = transport;
     this.#logger = deps.logger;
@@ -86,9 +81,7 @@ export class ServerListener implements Listener {
 
   get port(): number {
     const bound = this.#server?.address();
-    return bound !== null && typeof bound === "object"
-      ? (bound as AddressInfo).port
-      : this.#settings.bind.port;
+    return bound !== null && typeof bound === "object" ? (bound as AddressInfo).port : this.#settings.bind.port;
   }
 
   address(): { host: string; port: number } {
@@ -96,17 +89,14 @@ export class ServerListener implements Listener {
   }
 
   async start(): Promise<void> {
-    if (this.#server !== undefined)
-      throw new ListenerError(`${this.identifier} is already started`);
+    if (this.#server !== undefined) throw new ListenerError(`${this.identifier} is already started`);
     const server = await this.#transport.createServer(this.#book);
     // Every raw socket is tracked so stop() can end even those still in a handshake.
     server.on("connection", (socket: Socket) => this.#track(socket));
     const { host, port } = this.#settings.bind;
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => {
-        reject(
-          new ListenerError(`${this.identifier} cannot listen on ${host}:${port}`, { cause: err }),
-        );
+        reject(new ListenerError(`${this.identifier} cannot listen on ${host}:${port}`, { cause: err }));
       };
       server.once("error", onError);
       server.listen({ host, port, backlog: this.#settings.backlog }, () => {
@@ -114,14 +104,10 @@ export class ServerListener implements Listener {
         resolve();
       });
     });
-    server.on("error", (err: Error) =>
-      this.#logger.warn({ err, listener: this.identifier }, "listener error"),
-    );
+    server.on("error", (err: Error) => this.#logger.warn({ err, listener: this.identifier }, "listener error"));
     this.#server = server;
-    this.#logger.info(
-      { listener: this.identifier, listen_on: this.info().listen_on },
-      "listener started",
-    );
+    const a = this.address();
+    this.#logger.info({ listener: this.identifier, host: a.host, port: a.port }, "listener started");
   }
 
   async stop(): Promise<void> {

@@ -64,8 +64,7 @@ async function generateInto(dir: string, files: CertFiles): Promise<void> {
 async function ensure(dataDir: string): Promise<{ files: CertFiles; generated: boolean }> {
   const dir = join(dataDir, "certs");
   const files = { keyfile: join(dir, SELF_SIGNED_KEY), certfile: join(dir, SELF_SIGNED_CERT) };
-  if ((await exists(files.keyfile)) && (await exists(files.certfile)))
-    return { files, generated: false };
+  if ((await exists(files.keyfile)) && (await exists(files.certfile))) return { files, generated: false };
   await generateInto(dir, files);
   return { files, generated: true };
 }

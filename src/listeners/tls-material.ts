@@ -35,7 +35,6 @@ export async function loadTlsMaterial(
     key: await readPem(keyfile, "keyfile", listener),
     cert: await readPem(certfile, "certfile", listener),
   };
-  if (settings.cacertfile !== undefined)
-    material.ca = await readPem(settings.cacertfile, "cacertfile", listener);
+  if (settings.cacertfile !== undefined) material.ca = await readPem(settings.cacertfile, "cacertfile", listener);
   return material;
 }

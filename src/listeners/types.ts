@@ -28,11 +28,7 @@ export interface ConnectionInfo {
  * is done with the connection (e.g. "closed", "kicked", "keepalive_timeout", "idle_timeout",
  * "protocol_error", "takeovered", "discarded"); the listener counts it in shutdown_count.
  */
-export type ConnectionHandler = (
-  stream: Duplex,
-  info: ConnectionInfo,
-  closed: (reason: string) => void,
-) => void;
+export type ConnectionHandler = (stream: Duplex, info: ConnectionInfo, closed: (reason: string) => void) => void;
 
 export interface ListenerSettings {
   kind: ListenerKind;

@@ -1,13 +1,7 @@
 // MQTT over WebSocket: an HTTP server upgrading requests on mqtt_path (sub-protocol "mqtt",
 // "mqttv3.1" or "mqttv3.1.1") and handing the broker a byte stream over binary frames. The stream
 // ignores frame boundaries: a packet may span frames and a frame may carry several packets.
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { createWebSocketStream, WebSocketServer } from "ws";
@@ -44,9 +38,7 @@ function pathOf(url: string | undefined): string {
 
 function refuse(socket: Duplex, status: number): void {
   socket.once("finish", () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
-  );
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 /** How a (secure) server tells who the peer is beyond its address. */
@@ -111,10 +103,6 @@ export function wsTransport(settings: ListenerSettings): Transport {
   };
 }
 
-export function createWsListener(
-  settings: ListenerSettings,
-  handler: ConnectionHandler,
-  deps: ListenerDeps,
-): Listener {
+export function createWsListener(settings: ListenerSettings, handler: ConnectionHandler, deps: ListenerDeps): Listener {
   return new ServerListener(settings, handler, deps, wsTransport(settings));
 }

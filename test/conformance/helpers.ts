@@ -323,3 +323,18 @@ export class Raw {
     this.socket.destroy();
   }
 }
+
+/** Waits until the broker no longer has a live connection for `clientId`. */
+export async function offline(node: TestNode, clientId: string): Promise<void> {
+  await waitUntil(() => node.services.clients.lookup(clientId).every((r) => !r.connected), `${clientId} offline`);
+}
+
+/** CONNECT options for a session that survives the connection (3.1.1 clean=false; 5.0 expiry). */
+export function persistent(v: Proto, expiry = 300): IClientOptions {
+  return v === 5 ? { clean: false, properties: { sessionExpiryInterval: expiry } } : { clean: false };
+}
+
+/** The same for a raw CONNECT. */
+export function rawPersistent(v: Proto, clientId: string, expiry = 300): Partial<IConnectPacket> {
+  return v === 5 ? { clientId, clean: false, properties: { sessionExpiryInterval: expiry } } : { clientId, clean: false };
+}

@@ -14,10 +14,7 @@ import type {
   ListenerSettings,
 } from "../../src/listeners/types.ts";
 
-export function listenerSettings(
-  kind: ListenerKind,
-  overrides: Partial<ListenerSettings> = {},
-): ListenerSettings {
+export function listenerSettings(kind: ListenerKind, overrides: Partial<ListenerSettings> = {}): ListenerSettings {
   return {
     kind,
     name: "test",
@@ -102,9 +99,7 @@ export function recordingHandler(opts: { echo?: boolean } = {}): {
   const next = (): Promise<Accepted> => {
     const index = taken++;
     const ready = accepted[index];
-    return ready !== undefined
-      ? Promise.resolve(ready)
-      : new Promise((resolve) => waiters.push(resolve));
+    return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => waiters.push(resolve));
   };
   return { handler, accepted, next };
 }
@@ -128,9 +123,7 @@ export class Fleet {
   }
 
   /** Registers a client-side resource to destroy at cleanup. */
-  own<T extends { destroy(): void } | { terminate(): void } | { end(force: boolean): void }>(
-    thing: T,
-  ): T {
+  own<T extends { destroy(): void } | { terminate(): void } | { end(force: boolean): void }>(thing: T): T {
     this.#closers.push(() => {
       if ("destroy" in thing) thing.destroy();
       else if ("terminate" in thing) thing.terminate();
@@ -170,11 +163,7 @@ const CA_EXTENSIONS = [
   },
 ];
 
-async function issue(
-  cn: string,
-  ca: Pem,
-  usage: { serverAuth?: boolean; clientAuth?: boolean },
-): Promise<Pem> {
+async function issue(cn: string, ca: Pem, usage: { serverAuth?: boolean; clientAuth?: boolean }): Promise<Pem> {
   const pems = await generate(
     [
       { name: "commonName", value: cn },

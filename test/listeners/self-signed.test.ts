@@ -20,9 +20,7 @@ describe("self-signed certificate", () => {
 
     const logger = captureLogger();
     const rec = recordingHandler({ echo: true });
-    const first = await fleet.start(
-      createListener(listenerSettings("ssl"), rec.handler, { dataDir, logger }),
-    );
+    const first = await fleet.start(createListener(listenerSettings("ssl"), rec.handler, { dataDir, logger }));
     const cert = await readFile(certPath, "utf8");
     const key = await readFile(keyPath, "utf8");
     expect(cert).toContain("BEGIN CERTIFICATE");
@@ -63,12 +61,8 @@ describe("self-signed certificate", () => {
     const dataDir = await fleet.tempDir();
     const deps = { dataDir, logger: captureLogger() };
     const listeners = await Promise.all([
-      fleet.start(
-        createListener(listenerSettings("ssl", { name: "a" }), recordingHandler().handler, deps),
-      ),
-      fleet.start(
-        createListener(listenerSettings("ssl", { name: "b" }), recordingHandler().handler, deps),
-      ),
+      fleet.start(createListener(listenerSettings("ssl", { name: "a" }), recordingHandler().handler, deps)),
+      fleet.start(createListener(listenerSettings("ssl", { name: "b" }), recordingHandler().handler, deps)),
     ]);
     const cert = await readFile(join(dataDir, "certs", SELF_SIGNED_CERT), "utf8");
     // Both serve the very certificate on disk.

@@ -41,9 +41,7 @@ async function sslListener(
 }
 
 function dial(port: number, extra: ConnectionOptions = {}): TLSSocket {
-  return fleet.own(
-    connect({ host: "127.0.0.1", port, servername: "localhost", ca: pki.ca.cert, ...extra }),
-  );
+  return fleet.own(connect({ host: "127.0.0.1", port, servername: "localhost", ca: pki.ca.cert, ...extra }));
 }
 
 /** True when the server kept the connection (it echoes), false when it dropped it. */

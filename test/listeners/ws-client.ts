@@ -6,12 +6,7 @@ import type { Fleet } from "./helpers.ts";
 export type Outcome = { open: true; protocol: string } | { open: false; status?: number };
 
 /** Opens a client WebSocket, owned by the fleet (terminated at cleanup). */
-export function openWs(
-  fleet: Fleet,
-  url: string,
-  protocols?: string | string[],
-  options?: ClientOptions,
-): WebSocket {
+export function openWs(fleet: Fleet, url: string, protocols?: string | string[], options?: ClientOptions): WebSocket {
   return fleet.own(new WebSocket(url, protocols, options));
 }
 
@@ -27,10 +22,7 @@ export function outcome(ws: WebSocket): Promise<Outcome> {
 }
 
 /** Collects binary messages until `n` bytes arrived; resolves with the bytes and frame count. */
-export function collect(
-  ws: WebSocket,
-  n: number,
-): Promise<{ bytes: Buffer; frames: number; allBinary: boolean }> {
+export function collect(ws: WebSocket, n: number): Promise<{ bytes: Buffer; frames: number; allBinary: boolean }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let allBinary = true;

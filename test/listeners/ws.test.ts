@@ -29,9 +29,7 @@ async function wsListener(
 }
 
 // PUBLISH "a/b" "hello" QoS 0 and a PINGREQ: two whole MQTT packets.
-const PUBLISH = Buffer.from([
-  0x30, 0x0a, 0x00, 0x03, 0x61, 0x2f, 0x62, 0x68, 0x65, 0x6c, 0x6c, 0x6f,
-]);
+const PUBLISH = Buffer.from([0x30, 0x0a, 0x00, 0x03, 0x61, 0x2f, 0x62, 0x68, 0x65, 0x6c, 0x6c, 0x6f]);
 const PINGREQ = Buffer.from([0xc0, 0x00]);
 
 describe("ws listener", () => {
@@ -117,8 +115,7 @@ describe("ws listener", () => {
     await outcome(client);
     const conn = await rec.next();
     const echoed = collect(client, PUBLISH.length);
-    for (const part of [PUBLISH.subarray(0, 1), PUBLISH.subarray(1, 5), PUBLISH.subarray(5)])
-      client.send(part);
+    for (const part of [PUBLISH.subarray(0, 1), PUBLISH.subarray(1, 5), PUBLISH.subarray(5)]) client.send(part);
     expect((await conn.receivedAtLeast(PUBLISH.length)).equals(PUBLISH)).toBe(true);
     const back = await echoed;
     expect(back.bytes.equals(PUBLISH)).toBe(true);

@@ -71,9 +71,7 @@ describe("wss listener", () => {
   it("verify_peer + fail_if_no_peer_cert: refuses a client without a certificate, reports a valid one", async () => {
     const { url, rec } = await wssListener({ verify: "verify_peer", failIfNoPeerCert: true });
     expect((await outcome(openWs(fleet, url, "mqtt", { ca: pki.ca.cert }))).open).toBe(false);
-    expect(
-      (await outcome(openWs(fleet, url, "mqtt", { ca: pki.ca.cert, ...pki.stranger }))).open,
-    ).toBe(false);
+    expect((await outcome(openWs(fleet, url, "mqtt", { ca: pki.ca.cert, ...pki.stranger }))).open).toBe(false);
     expect(rec.accepted).toHaveLength(0);
 
     const client = openWs(fleet, url, "mqtt", { ca: pki.ca.cert, ...pki.client });

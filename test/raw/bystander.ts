@@ -34,7 +34,8 @@ export async function bystander(url: string, protocolVersion: 4 | 5 = 5): Promis
   return {
     client,
     async check() {
-      if (closed || !client.connected) throw new Error("the bystander connection was closed by someone else's bad input");
+      if (closed || !client.connected)
+        throw new Error("the bystander connection was closed by someone else's bad input");
       const payload = `ping-${++n}`;
       const got = new Promise<void>((resolve) => {
         const on = (t: string, p: Buffer): void => {

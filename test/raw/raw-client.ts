@@ -42,7 +42,13 @@ export function frame(first: number, body: number[] | Buffer): Buffer {
  * A CONNECT built by hand: protocol name, level, connect flags, keepalive 60, (5.0: empty
  * properties), client id. No will, user name or password.
  */
-export function handConnect(opts: { name: string; level: number; flags?: number; clientId: string; props?: boolean }): Buffer {
+export function handConnect(opts: {
+  name: string;
+  level: number;
+  flags?: number;
+  clientId: string;
+  props?: boolean;
+}): Buffer {
   const flags = opts.flags ?? 0x02; // clean session / clean start
   const withProps = opts.props ?? opts.level === 5;
   const body = [...str(opts.name), opts.level, flags, 0, 60, ...(withProps ? [0] : []), ...str(opts.clientId)];

@@ -13,7 +13,7 @@ import { makeMessage } from "../types.ts";
 import type { Channel } from "./channel.ts";
 import { startEnhancedAuth } from "./handle-auth.ts";
 import { afterAuth } from "./open-session.ts";
-import { refuseConnect } from "./reply.ts";
+import { protocolError, refuseConnect } from "./reply.ts";
 
 export function handleConnect(ch: Channel, p: IConnectPacket): void | Promise<void> {
   const m = ch.broker.metrics;
@@ -31,6 +31,14 @@ export function handleConnect(ch: Channel, p: IConnectPacket): void | Promise<vo
   if ((ver === 3 && p.protocolId !== "MQIsdp") || (ver !== 3 && p.protocolId !== "MQTT")) {
     return refuseConnect(ch, RC.UNSUPPORTED_PROTOCOL_VERSION, "protocol name does not match the level");
   }
+
+  // [MQTT-3.1.2-22] 3.x: a password without a user name is a protocol violation (close, no CONNACK).
+  if (ver < 5 && p.password !== undefined && p.username === undefined) {
+    ch.broker.metrics.inc(M.connackError);
+    return protocolError(ch, "password flag without user name flag");
+  }
+  // [MQTT-3.1.2-12] will QoS 3 is malformed.
+  if (p.will !== undefined && (p.will.qos ?? 0) > 2) return protocolError(ch, "will QoS 3");
 
   let clientId = p.clientId ?? "";
   if (zone.useUsernameAsClientid && p.username !== undefined && p.username !== "") clientId = p.username;

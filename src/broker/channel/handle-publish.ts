@@ -40,6 +40,8 @@ export function handlePublish(ch: Channel, p: IPublishPacket): void | Promise<vo
     }
     topic = t;
   }
+  // [MQTT-3.3.2-1] 5.0: an empty topic is only allowed with a topic alias.
+  if (topic === "") return protocolError(ch, "empty topic without topic alias");
   if (!validateTopicName(topic, zone.maxTopicLevels)) {
     m.inc(M.publishError);
     if (v5 && p.qos > 0) return ack(ch, p, RC.TOPIC_NAME_INVALID);

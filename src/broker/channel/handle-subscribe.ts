@@ -16,6 +16,9 @@ export function handleSubscribe(ch: Channel, p: ISubscribePacket): void | Promis
   const m = ch.broker.metrics;
   m.inc(M.subscribeReceived);
   const v5 = ch.protoVer === 5;
+  // [MQTT-2.3.1-1] a non-zero packet id; [MQTT-3.8.3-3] at least one topic filter.
+  if (!p.messageId) return protocolError(ch, "SUBSCRIBE with packet id 0");
+  if (p.subscriptions.length === 0) return protocolError(ch, "SUBSCRIBE without topic filters");
   const subId = p.properties?.subscriptionIdentifier ?? 0;
   const reqs: TopicFilterReq[] = [];
   for (const s of p.subscriptions) {

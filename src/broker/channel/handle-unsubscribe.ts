@@ -6,10 +6,14 @@ import { RC } from "../../mqtt/reason-codes.ts";
 import { validateTopicFilter } from "../../mqtt/topic.ts";
 import { M } from "../metrics.ts";
 import type { Channel } from "./channel.ts";
+import { protocolError } from "./reply.ts";
 
 export function handleUnsubscribe(ch: Channel, p: IUnsubscribePacket): void {
   const m = ch.broker.metrics;
   m.inc(M.unsubscribeReceived);
+  // [MQTT-2.3.1-1] a non-zero packet id; [MQTT-3.10.3-2] at least one topic filter.
+  if (!p.messageId) return protocolError(ch, "UNSUBSCRIBE with packet id 0");
+  if (p.unsubscriptions.length === 0) return protocolError(ch, "UNSUBSCRIBE without topic filters");
   const session = ch.session;
   if (session === null) return;
   const filters = ch.broker.hooks.fold(

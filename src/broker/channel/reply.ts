@@ -29,6 +29,7 @@ export function refuseConnect(ch: Channel, rc: number, reasonString?: string): v
 /** A protocol violation after CONNECT: DISCONNECT 0x82 (5.0) and close. */
 export function protocolError(ch: Channel, detail: string): void {
   ch.broker.logger.debug({ clientid: ch.client.clientId, detail }, "protocol error");
+  ch.broker.metrics.inc(M.packetsMalformed);
   if (ch.state === "idle" || ch.state === "authenticating") {
     ch.close("protocol_error");
     return;

@@ -5,7 +5,7 @@
 
 import type { IDisconnectPacket } from "mqtt-packet";
 import { describe, expect, it } from "vitest";
-import { barrier, connect, offline, persistent, type Proto, Raw, uid, useNode } from "./helpers.ts";
+import { barrier, connect, offline, type Proto, persistent, Raw, uid, useNode } from "./helpers.ts";
 
 describe.each([4, 5] as const)("service layer, protocol %i", (v: Proto) => {
   const node = useNode();
@@ -45,7 +45,9 @@ describe.each([4, 5] as const)("service layer, protocol %i", (v: Proto) => {
     const c = await connect(node(), v);
     const topic = `api/${uid()}/+`;
     await c.c.subscribeAsync(topic, { qos: 2 });
-    const mine = node().services.subscriptions.list().filter((s) => s.clientid === c.id);
+    const mine = node()
+      .services.subscriptions.list()
+      .filter((s) => s.clientid === c.id);
     expect(mine).toEqual([{ clientid: c.id, node: expect.any(String), topic, qos: 2 }]);
   });
 
@@ -73,7 +75,10 @@ describe.each([4, 5] as const)("service layer, protocol %i", (v: Proto) => {
     expect(out).toMatchObject({ ok: true, deliveries: 1 });
     const m = await c.inbox.next();
     expect([m.topic, m.payload, m.packet.qos]).toEqual([topic, "from-api", 1]);
-    expect(node().services.publish.publish({ topic: "bad/+", payload: "x" })).toEqual({ ok: false, error: "bad_topic" });
+    expect(node().services.publish.publish({ topic: "bad/+", payload: "x" })).toEqual({
+      ok: false,
+      error: "bad_topic",
+    });
   });
 
   it("publish.publish() with retain stores the message for later subscribers", async () => {

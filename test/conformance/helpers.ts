@@ -141,7 +141,13 @@ export interface Client {
 /** Connects an MQTT.js client (no automatic reconnect) and waits for its CONNACK. */
 export async function connect(node: TestNode, protocolVersion: Proto, opts: IClientOptions = {}): Promise<Client> {
   const id = opts.clientId ?? uid();
-  const c = mqtt.connect(node.url, { protocolVersion, reconnectPeriod: 0, connectTimeout: WAIT, ...opts, clientId: id });
+  const c = mqtt.connect(node.url, {
+    protocolVersion,
+    reconnectPeriod: 0,
+    connectTimeout: WAIT,
+    ...opts,
+    clientId: id,
+  });
   open.add(() => c.endAsync(true).catch(() => undefined));
   const inbox = new Inbox();
   c.on("message", (topic, payload, packet) => inbox.push({ topic, payload: payload.toString(), packet }));
@@ -336,5 +342,7 @@ export function persistent(v: Proto, expiry = 300): IClientOptions {
 
 /** The same for a raw CONNECT. */
 export function rawPersistent(v: Proto, clientId: string, expiry = 300): Partial<IConnectPacket> {
-  return v === 5 ? { clientId, clean: false, properties: { sessionExpiryInterval: expiry } } : { clientId, clean: false };
+  return v === 5
+    ? { clientId, clean: false, properties: { sessionExpiryInterval: expiry } }
+    : { clientId, clean: false };
 }

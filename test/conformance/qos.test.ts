@@ -89,7 +89,15 @@ describe.each([4, 5] as const)("QoS flows, protocol %i", (v: Proto) => {
     const sub = await connect(node(), v);
     await sub.c.subscribeAsync(topic, { qos: 2 });
     const { raw } = await Raw.connect(node(), v);
-    const publish: IPublishPacket = { cmd: "publish", topic, payload: "once", qos: 2, messageId: 7, dup: false, retain: false };
+    const publish: IPublishPacket = {
+      cmd: "publish",
+      topic,
+      payload: "once",
+      qos: 2,
+      messageId: 7,
+      dup: false,
+      retain: false,
+    };
     raw.send(publish);
     expect((await raw.next("pubrec")).messageId).toBe(7);
     raw.send({ ...publish, dup: true });
@@ -210,6 +218,14 @@ describe.each([4, 5] as const)("mqtt.max_qos_allowed = 1, protocol %i", (v: Prot
       { topic: `cap/${uid()}`, qos: 0 },
     ]);
     expect(ack.granted).toEqual([1, 1, 0]);
+  });
+
+  it.runIf(v === 5)("5.0: a will with QoS 2 is refused with CONNACK 0x9B [MQTT-3.2.2-12]", async () => {
+    const { raw, connack } = await Raw.connect(node(), 5, {
+      will: { topic: `cap/${uid()}`, payload: Buffer.from("w"), qos: 2, retain: false },
+    });
+    expect(connack.reasonCode).toBe(0x9b);
+    await raw.closed();
   });
 
   it.runIf(v === 5)("5.0: a QoS 2 PUBLISH gets DISCONNECT 0x9B", async () => {

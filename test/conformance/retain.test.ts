@@ -163,6 +163,16 @@ describe.each([4, 5] as const)("mqtt.retain_available = false, protocol %i", (v:
     expect(node().retainer.count).toBe(0);
   });
 
+  it("refuses a CONNECT whose will has Will Retain set [MQTT-3.2.2-13] (5.0 0x9A)", async () => {
+    const { raw, connack } = await Raw.connect(node(), v, {
+      will: { topic: `nr/${uid()}`, payload: Buffer.from("w"), qos: 0, retain: true },
+    });
+    const code = connack.reasonCode ?? connack.returnCode;
+    if (v === 5) expect(code).toBe(0x9a);
+    else expect(code).not.toBe(0);
+    await raw.closed();
+  });
+
   it("still delivers non-retained messages", async () => {
     const topic = `nr/${uid()}`;
     const sub = await connect(node(), v);

@@ -56,7 +56,11 @@ describe.each([4, 5] as const)("shared subscriptions, protocol %i", (v: Proto) =
     await waitUntil(() => g1[0].inbox.all.length + g1[1].inbox.all.length === 4, "group 1");
     await waitUntil(() => g2[0].inbox.all.length + g2[1].inbox.all.length === 4, "group 2");
     for (const c of [...g1, ...g2]) await barrier(pub, c, `own/${c.id}`);
-    const count = (g: Client[]) => g.flatMap((c) => c.inbox.payloads()).filter((p) => /^m\d$/.test(p)).sort();
+    const count = (g: Client[]) =>
+      g
+        .flatMap((c) => c.inbox.payloads())
+        .filter((p) => /^m\d$/.test(p))
+        .sort();
     expect(count(g1)).toEqual(["m0", "m1", "m2", "m3"]);
     expect(count(g2)).toEqual(["m0", "m1", "m2", "m3"]);
   });
@@ -118,5 +122,26 @@ describe.each([4, 5] as const)("strategy hash, protocol %i", (v: Proto) => {
       const got = await spread(pub, `${topic}`, ms, 6);
       expect(got.map((x) => x.length).sort()).toEqual([0, 0, 6]);
     }
+  });
+});
+
+describe("mqtt.shared_subscription = false", () => {
+  const node = useNode({ "mqtt.shared_subscription": "false" });
+
+  it("3.1.1: refuses a shared filter with 0x80", async () => {
+    const { raw } = await Raw.connect(node(), 4);
+    expect((await raw.subscribe(`$share/g/${uid()}`, 1)).granted).toEqual([0x80]);
+  });
+
+  // BUG: CONNACK says Shared Subscription Available = 0, yet a shared SUBSCRIBE gets SUBACK 0x9E
+  // and the connection stays open. Having announced 0, it is a Protocol Error: DISCONNECT 0x9E and
+  // close (5.0 3.2.2.3.13, [MQTT-4.13.1-1]).
+  it.fails("5.0: announces Shared Subscription Available = 0 and disconnects with 0x9E", async () => {
+    const { raw, connack } = await Raw.connect(node(), 5);
+    expect(connack.properties?.sharedSubscriptionAvailable).toBe(false);
+    raw.send({ cmd: "subscribe", messageId: 4, subscriptions: [{ topic: `$share/g/${uid()}`, qos: 1 }] });
+    const p = await raw.next((x) => x.cmd === "suback" || x.cmd === "disconnect");
+    expect(p).toMatchObject({ cmd: "disconnect", reasonCode: 0x9e });
+    await raw.closed();
   });
 });

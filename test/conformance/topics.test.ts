@@ -86,7 +86,15 @@ describe.each([4, 5] as const)("topic limits, protocol %i", (v: Proto) => {
     const sub = await connect(node(), v);
     await sub.c.subscribeAsync(`${base}/#`, { qos: 1 });
     const { raw } = await Raw.connect(node(), v);
-    raw.send({ cmd: "publish", topic: `${base}/b/c/d`, payload: "deep", qos: 1, messageId: 3, dup: false, retain: false });
+    raw.send({
+      cmd: "publish",
+      topic: `${base}/b/c/d`,
+      payload: "deep",
+      qos: 1,
+      messageId: 3,
+      dup: false,
+      retain: false,
+    });
     if (v === 5) {
       const ack = (await raw.next((p) => p.cmd === "puback" || p.cmd === "disconnect")) as IPubackPacket;
       expect(ack.reasonCode).toBe(0x90);
@@ -129,7 +137,9 @@ describe.each([4, 5] as const)("mqtt.wildcard_subscription = false, protocol %i"
   it.runIf(v === 5)("5.0: a wildcard filter is refused with 0xA2 (SUBACK or DISCONNECT)", async () => {
     const { raw } = await Raw.connect(node(), 5);
     raw.send({ cmd: "subscribe", messageId: 9, subscriptions: [{ topic: "w/#", qos: 1 }] });
-    const p = (await raw.next((x) => x.cmd === "suback" || x.cmd === "disconnect")) as ISubackPacket | IDisconnectPacket;
+    const p = (await raw.next((x) => x.cmd === "suback" || x.cmd === "disconnect")) as
+      | ISubackPacket
+      | IDisconnectPacket;
     expect(p.cmd === "suback" ? p.granted : [p.reasonCode]).toEqual([0xa2]);
   });
 });

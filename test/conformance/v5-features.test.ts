@@ -50,7 +50,15 @@ describe.each([4, 5] as const)("mqtt.max_packet_size = 1KB, protocol %i", (v: Pr
     await sub.c.subscribeAsync(topic, { qos: 1 });
     const { raw, connack } = await Raw.connect(node(), v);
     if (v === 5) expect((connack as IConnackPacket).properties?.maximumPacketSize).toBe(1024);
-    raw.send({ cmd: "publish", topic, payload: Buffer.alloc(2048, 1), qos: 1, messageId: 1, dup: false, retain: false });
+    raw.send({
+      cmd: "publish",
+      topic,
+      payload: Buffer.alloc(2048, 1),
+      qos: 1,
+      messageId: 1,
+      dup: false,
+      retain: false,
+    });
     if (v === 5) expect(((await raw.disconnected()) as IDisconnectPacket).reasonCode).toBe(0x95);
     else await raw.closed();
     const pub = await connect(node(), v);
@@ -114,7 +122,10 @@ describe("5.0 Request / Response Information", () => {
     const info = requester.connack.properties?.responseInformation as string;
     const replyTo = `${info}${requester.id}`;
     await requester.c.subscribeAsync(replyTo, { qos: 1 });
-    await requester.c.publishAsync(service, "ping", { qos: 1, properties: { responseTopic: replyTo, correlationData: Buffer.from("c1") } });
+    await requester.c.publishAsync(service, "ping", {
+      qos: 1,
+      properties: { responseTopic: replyTo, correlationData: Buffer.from("c1") },
+    });
     const reply = await requester.inbox.next();
     expect([reply.topic, reply.payload, reply.packet.properties?.correlationData?.toString()]).toEqual([
       replyTo,

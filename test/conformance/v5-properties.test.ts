@@ -123,13 +123,16 @@ describe("5.0 PUBLISH properties", () => {
     expect(await barrier(other, self, topic)).toEqual(["other"]);
   });
 
-  it.each([4, 5] as const)("protocol %i without No Local gets its own messages (ignore_loop_deliver off)", async (v) => {
-    const topic = `loop/${uid()}`;
-    const self = await connect(node(), v);
-    await self.c.subscribeAsync(topic, { qos: 1 });
-    await self.c.publishAsync(topic, "own", { qos: 1 });
-    expect((await self.inbox.next()).payload).toBe("own");
-  });
+  it.each([4, 5] as const)(
+    "protocol %i without No Local gets its own messages (ignore_loop_deliver off)",
+    async (v) => {
+      const topic = `loop/${uid()}`;
+      const self = await connect(node(), v);
+      await self.c.subscribeAsync(topic, { qos: 1 });
+      await self.c.publishAsync(topic, "own", { qos: 1 });
+      expect((await self.inbox.next()).payload).toBe("own");
+    },
+  );
 });
 
 describe("5.0 topic aliases", () => {
@@ -164,13 +167,29 @@ describe("5.0 topic aliases", () => {
 
   it("disconnects a client that sends a Topic Alias above the maximum with 0x94 [MQTT-3.3.2-9]", async () => {
     const { raw } = await Raw.connect(node(), 5);
-    raw.send({ cmd: "publish", topic: "ta/x", payload: "", qos: 0, dup: false, retain: false, properties: { topicAlias: 11 } });
+    raw.send({
+      cmd: "publish",
+      topic: "ta/x",
+      payload: "",
+      qos: 0,
+      dup: false,
+      retain: false,
+      properties: { topicAlias: 11 },
+    });
     expect(((await raw.disconnected()) as IDisconnectPacket).reasonCode).toBe(0x94);
   });
 
   it("treats an unknown alias with an empty topic as a Protocol Error (3.3.2.3.4)", async () => {
     const { raw } = await Raw.connect(node(), 5);
-    raw.send({ cmd: "publish", topic: "", payload: "", qos: 0, dup: false, retain: false, properties: { topicAlias: 4 } });
+    raw.send({
+      cmd: "publish",
+      topic: "",
+      payload: "",
+      qos: 0,
+      dup: false,
+      retain: false,
+      properties: { topicAlias: 4 },
+    });
     const rc = ((await raw.disconnected()) as IDisconnectPacket).reasonCode;
     expect([0x82, 0x94]).toContain(rc);
   });

@@ -87,7 +87,9 @@ describe("5.0 will specifics", () => {
   it("DISCONNECT 0x04 (Disconnect with Will Message) publishes the will", async () => {
     const topic = `will/${uid()}`;
     const w = await watcher(node(), 5, topic);
-    const { raw } = await Raw.connect(node(), 5, { will: { topic, payload: Buffer.from("w4"), qos: 0, retain: false } });
+    const { raw } = await Raw.connect(node(), 5, {
+      will: { topic, payload: Buffer.from("w4"), qos: 0, retain: false },
+    });
     raw.send({ cmd: "disconnect", reasonCode: 0x04 });
     expect((await w.inbox.next()).payload).toBe("w4");
   });
@@ -117,7 +119,13 @@ describe("5.0 will specifics", () => {
     const delayed = (payload: string) => ({
       clean: false,
       properties: { sessionExpiryInterval: 60 },
-      will: { topic, payload: Buffer.from(payload), qos: 0 as const, retain: false, properties: { willDelayInterval: 1 } },
+      will: {
+        topic,
+        payload: Buffer.from(payload),
+        qos: 0 as const,
+        retain: false,
+        properties: { willDelayInterval: 1 },
+      },
     });
     const idA = uid("wa");
     const a = await connect(node(), 5, { clientId: idA, ...delayed("from-a") });

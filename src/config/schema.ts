@@ -78,7 +78,7 @@ export const SCHEMA = {
   "log.level": {
     type: "enum",
     values: ["debug", "info", "notice", "warning", "error", "critical"],
-    default: "warning",
+    default: "info",
     description: "Lowest severity that is logged.",
   },
   "log.to": {

@@ -60,7 +60,7 @@ describe("loadConfig layers", () => {
 
   it("resets a key to its default with an empty variable", () => {
     const file = tmp.write("svc.conf", "log.level = debug\n");
-    expect(loadConfig({ file, env: { SVC_LOG__LEVEL: "" } }).get("log.level")).toBe("warning");
+    expect(loadConfig({ file, env: { SVC_LOG__LEVEL: "" } }).get("log.level")).toBe("info");
   });
 
   it("reads the file named by SVC_CONFIG when no file is given", () => {

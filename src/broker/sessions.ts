@@ -53,13 +53,21 @@ export class SessionRegistry {
   open(ch: Channel, cleanStart: boolean, expiry: number): { session: Session; present: boolean } {
     const id = ch.client.clientId;
     const hooks = this.broker.hooks;
-    // A new connection before the will delay ran out cancels that will [MQTT-3.1.3-9].
-    this.wills.delete(id);
+    // A new connection before the will delay ran out cancels that will [MQTT-3.1.3-9], unless
+    // Clean Start ends the old session: then the will is due now [MQTT-3.1.2-8].
+    const pending = this.wills.get(id);
+    if (pending !== undefined) {
+      this.wills.delete(id);
+      if (cleanStart && this.sessions.has(id)) this.broker.publish(pending.msg);
+    }
     const old = this.live.get(id);
     if (old !== undefined && old !== ch) {
       this.live.delete(id);
-      // The old connection's will is not sent: this client id is online again.
+      // [MQTT-3.1.4-3] the old connection's will is published as for any close; a delayed one is
+      // cancelled by this new connection.
+      const will = old.will;
       old.will = null;
+      if (will !== null && (old.willDelay <= 0 || cleanStart)) this.broker.publish(will);
       old.session?.detach();
       old.session = null;
       hooks.run("session.takeovered", old.client);
@@ -126,11 +134,17 @@ export class SessionRegistry {
     }
   }
 
-  /** Kicks a connected client (API, bans); false when it is not connected here. */
+  /**
+   * Kicks a client out (API, bans): the connection gets DISCONNECT 0x98 (5.0) and closes, and its
+   * session ends, persistent or not, as the family's kick does. False when the id is unknown.
+   */
   kick(clientId: string): boolean {
     const ch = this.live.get(clientId);
-    if (ch === undefined) return false;
-    ch.kick(RC.ADMINISTRATIVE_ACTION, "kicked");
+    const session = this.sessions.get(clientId);
+    if (ch === undefined && session === undefined) return false;
+    if (session !== undefined) session.expiryInterval = 0;
+    if (ch !== undefined) ch.kick(RC.ADMINISTRATIVE_ACTION, "kicked");
+    else if (session !== undefined) this.discard(session, "kicked");
     return true;
   }
 

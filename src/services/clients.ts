@@ -67,11 +67,7 @@ export class ClientService {
 
   /** Disconnects a client (5.0: DISCONNECT 0x98) and ends its session; false when unknown. */
   kick(clientId: string): boolean {
-    const sessions = this.broker.sessions;
-    const s = sessions.lookup(clientId);
-    const kicked = sessions.kick(clientId);
-    if (s !== undefined && sessions.lookup(clientId) === s && !s.isOnline()) sessions.discard(s, "kicked");
-    return kicked || s !== undefined;
+    return this.broker.sessions.kick(clientId);
   }
 
   private record(s: Session, ch: Channel | undefined): ClientRecord {

@@ -27,7 +27,7 @@ describe("5.0 Maximum Packet Size of the client", () => {
   });
 
   // BUG: build-publish.ts registers the outbound alias before the size check drops the packet.
-  it.fails("does not use a Topic Alias whose mapping was never sent (the larger message was dropped)", async () => {
+  it("does not use a Topic Alias whose mapping was never sent (the larger message was dropped)", async () => {
     const topic = `mps/${uid()}`;
     const { raw } = await Raw.connect(node(), 5, { properties: { maximumPacketSize: 128, topicAliasMaximum: 4 } });
     await raw.subscribe(topic, 1);

@@ -67,7 +67,7 @@ describe.each([4, 5] as const)("will messages, protocol %i", (v: Proto) => {
   });
 
   // BUG: SessionRegistry.open() sets `old.will = null` on takeover, so the will is never sent.
-  it.fails("publishes the will of a connection closed by a session takeover [MQTT-3.1.4-3]", async () => {
+  it("publishes the will of a connection closed by a session takeover [MQTT-3.1.4-3]", async () => {
     const topic = `will/${uid()}`;
     const w = await watcher(node(), v, topic);
     const id = uid("tw");
@@ -157,7 +157,7 @@ describe("5.0 will specifics", () => {
   });
 
   // BUG: SessionRegistry.open() drops the pending will before discarding the old session.
-  it.fails("Will Delay: a Clean Start reconnect ends the session, so the will is sent [3.1.2.5]", async () => {
+  it("Will Delay: a Clean Start reconnect ends the session, so the will is sent [3.1.2.5]", async () => {
     const topic = `wd/${uid()}`;
     const w = await watcher(node(), 5, topic);
     const id = uid("wc");

@@ -26,8 +26,15 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
     c[slot] = bytes;
     return fits(ch, bytes);
   }
-  return fits(ch, serialize(ch, msg, d, pid, dup, retain));
+  newAlias = null;
+  const bytes = fits(ch, serialize(ch, msg, d, pid, dup, retain));
+  // A mapping the client never received must not be relied on later [MQTT-3.3.2-12].
+  if (bytes === null && newAlias !== null) ch.outAliases?.forget(newAlias);
+  return bytes;
 }
+
+/** Topic whose outbound alias the last serialize() assigned, null if none. */
+let newAlias: string | null = null;
 
 function fits(ch: Channel, bytes: Buffer): Buffer | null {
   return ch.clientMaxPacket > 0 && bytes.length > ch.clientMaxPacket ? null : bytes;
@@ -55,6 +62,7 @@ function serialize(ch: Channel, msg: Message, d: Delivery, pid: number, dup: boo
       if (a !== null) {
         props.topicAlias = a.alias;
         if (a.known) packet.topic = "";
+        else newAlias = msg.topic;
       }
     }
     for (const _ in props) {

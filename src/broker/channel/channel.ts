@@ -150,6 +150,7 @@ export class Channel implements SessionOutlet {
     m.inc(M.publishSent);
     m.inc(M.messagesSent);
     m.inc(M.qosSent[d.qos]);
+    if (!dup) m.inc(M.messagesDelivered);
     this.counters.sendMsg++;
     if (this.broker.hooks.has("message.delivered")) this.broker.hooks.run("message.delivered", this.client, d.msg);
     return true;

@@ -15,7 +15,8 @@ export function handleAcks(ch: Channel, p: IPubackPacket | IPubrecPacket | IPubr
   switch (p.cmd) {
     case "puback":
       m.inc(M.pubackReceived);
-      if (!session.onPuback(pid)) m.inc(M.pubackMissed);
+      // In use: the id is in the window, but for a QoS 2 flow.
+      if (!session.onPuback(pid)) m.inc(session.inflight.has(pid) ? M.pubackInuse : M.pubackMissed);
       return;
     case "pubrec": {
       m.inc(M.pubrecReceived);
@@ -46,7 +47,8 @@ export function handleAcks(ch: Channel, p: IPubackPacket | IPubrecPacket | IPubr
     }
     case "pubcomp":
       m.inc(M.pubcompReceived);
-      if (!session.onPubcomp(pid)) m.inc(M.pubcompMissed);
+      // In use: the id is in the window, but its PUBREC has not come yet (or it is QoS 1).
+      if (!session.onPubcomp(pid)) m.inc(session.inflight.has(pid) ? M.pubcompInuse : M.pubcompMissed);
       return;
   }
 }

@@ -61,6 +61,7 @@ export function handlePublish(ch: Channel, p: IPublishPacket): void | Promise<vo
       return;
     }
     if (r === "full") {
+      m.inc(M.publishDropped);
       m.inc(M.qos2Dropped);
       m.inc(M.messagesDropped);
       if (v5) return disconnectWith(ch, RC.RECEIVE_MAXIMUM_EXCEEDED, "awaiting_rel full"); // [MQTT-3.3.4-9]

@@ -10,7 +10,7 @@ import type { AclResult, TopicFilterReq } from "../hookpoints.ts";
 import { M } from "../metrics.ts";
 import type { QoS } from "../types.ts";
 import type { Channel } from "./channel.ts";
-import { protocolError } from "./reply.ts";
+import { disconnectWith, protocolError } from "./reply.ts";
 
 export function handleSubscribe(ch: Channel, p: ISubscribePacket): void | Promise<void> {
   const m = ch.broker.metrics;
@@ -34,6 +34,14 @@ export function handleSubscribe(ch: Channel, p: ISubscribePacket): void | Promis
   const zone = ch.zone;
   for (const r of list) {
     if (r.rc !== undefined) continue;
+    // 5.0: after CONNACK announced no shared / wildcard support, using it is a protocol error
+    // answered with DISCONNECT 0x9E / 0xA2 [MQTT-3.2.2-?, section 3.2.2.3.11 and .13].
+    if (v5 && r.opts.share !== undefined && !zone.sharedSubscription) {
+      return disconnectWith(ch, RC.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED, "shared subscriptions not available");
+    }
+    if (v5 && !zone.wildcardSubscription && isWildcard(r.filter)) {
+      return disconnectWith(ch, RC.WILDCARD_SUBSCRIPTIONS_NOT_SUPPORTED, "wildcard subscriptions not available");
+    }
     if (!validateTopicFilter(r.filter, zone.maxTopicLevels)) r.rc = RC.TOPIC_FILTER_INVALID;
     else if (r.opts.share !== undefined && !zone.sharedSubscription) r.rc = RC.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED;
     else if (!zone.wildcardSubscription && isWildcard(r.filter)) r.rc = RC.WILDCARD_SUBSCRIPTIONS_NOT_SUPPORTED;

@@ -3,6 +3,14 @@
 
 import type { Packet } from "mqtt-packet";
 
+/** Receives every packet of one traced connection (set only while a trace of that client runs). */
+export interface PacketTracer {
+  packetIn(p: Packet): void;
+  packetOut(p: Packet): void;
+  /** A PUBLISH serialized once and shared between subscribers. */
+  bytesOut(bytes: Buffer): void;
+}
+
 export interface ConnectionPort {
   /** Protocol version used to serialize outgoing packets (set once CONNECT is read). */
   protoVer: number;
@@ -16,4 +24,8 @@ export interface ConnectionPort {
   writable(): boolean;
   /** Flushes what was written and closes; `reason` is counted by the listener. */
   close(reason: string): void;
+  /** Bytes written but not yet handed to the operating system (busy_port monitoring). */
+  bufferedBytes(): number;
+  /** Message tracing: null unless a trace of this client is running (one check per packet). */
+  tracer: PacketTracer | null;
 }

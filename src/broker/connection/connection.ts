@@ -7,7 +7,7 @@ import type { Duplex } from "node:stream";
 import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
 import type { ConnectionInfo } from "../../listeners/types.ts";
 import type { Channel } from "../channel/channel.ts";
-import type { ConnectionPort } from "../channel/port.ts";
+import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
 import { M, type Metrics } from "../metrics.ts";
 import { connectProtocolLevel, FrameReader, MALFORMED, NEED_MORE, TOO_LARGE } from "./frame-reader.ts";
 
@@ -23,6 +23,7 @@ export interface ConnectionDeps {
 
 export class Connection implements ConnectionPort {
   protoVer = 4;
+  tracer: PacketTracer | null = null;
   private readonly reader: FrameReader;
   private readonly parser: Parser;
   private readonly channel: Channel;
@@ -113,6 +114,7 @@ export class Connection implements ConnectionPort {
 
   private feed(p: Packet): void {
     this.deps.metrics.inc(M.packetsReceived);
+    if (this.tracer !== null) this.tracer.packetIn(p);
     let r: void | Promise<void>;
     try {
       r = this.channel.handleIn(p);
@@ -157,12 +159,14 @@ export class Connection implements ConnectionPort {
   send(packet: Packet): number {
     if (this.closing && this.stream.destroyed) return 0;
     const buf = mqttPacket.generate(packet, { protocolVersion: this.protoVer });
+    if (this.tracer !== null) this.tracer.packetOut(packet);
     this.write(buf);
     return buf.length;
   }
 
   sendBytes(bytes: Buffer): void {
     if (this.closing && this.stream.destroyed) return;
+    if (this.tracer !== null) this.tracer.bytesOut(bytes);
     this.write(bytes);
   }
 
@@ -180,6 +184,10 @@ export class Connection implements ConnectionPort {
 
   writable(): boolean {
     return this.stream.writableLength < HIGH_WATERMARK;
+  }
+
+  bufferedBytes(): number {
+    return this.stream.writableLength;
   }
 
   close(reason: string): void {

@@ -259,7 +259,10 @@ export class Session implements SessionHandle, Subscriber {
     m.inc(idx);
     if (idx !== M.deliveryDropped) m.inc(M.deliveryDropped);
     m.inc(M.messagesDropped);
-    if (reason === "expired") m.inc(M.messagesExpired);
+    if (reason === "expired") {
+      m.inc(M.messagesExpired);
+      m.inc(M.messagesDroppedExpired);
+    }
     if (this.env.hooks.has("message.dropped")) this.env.hooks.run("message.dropped", msg, this.client, reason);
   }
 }

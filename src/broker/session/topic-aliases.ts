@@ -98,6 +98,15 @@ export class OutboundAliases {
     return { alias, known: false };
   }
 
+  /**
+   * Takes back the alias just assigned to `topic` when the PUBLISH that would have carried the
+   * mapping was not sent (too large for the client): the client never learnt it.
+   */
+  forget(topic: string): void {
+    const found = this.byTopic.get(topic);
+    if (found !== undefined && found.alias === this.byTopic.size) this.byTopic.delete(topic);
+  }
+
   /** Number of aliases assigned so far. */
   get size(): number {
     return this.byTopic.size;

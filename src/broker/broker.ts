@@ -27,6 +27,8 @@ export class Broker {
   /** Every open connection's channel, connected or not (the sweep visits them). */
   readonly channels = new Set<Channel>();
   cluster: ClusterPort = NullCluster;
+  /** The session that became congested during the current publish (SessionEnv). */
+  congested: Session | null = null;
   readonly startedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
 
@@ -62,6 +64,7 @@ export class Broker {
   /** Publishes a message: hooks, then local and remote routing. Returns the number of deliveries. */
   publish(msg: Message): number {
     this.metrics.inc(M.messagesPublish);
+    this.congested = null;
     let m: Message | null = msg;
     if (this.hooks.has("message.publish")) {
       m = this.hooks.fold("message.publish", [msg], msg as Message | null) as Message | null;

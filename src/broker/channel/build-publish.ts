@@ -1,14 +1,18 @@
 // Outgoing PUBLISH bytes for one delivery (MQTT 5.0 section 3.3): retain flag per Retain As
 // Published, remaining message expiry, subscription identifier, outbound topic alias, and the
-// client's Maximum Packet Size [MQTT-3.1.2-24]. A QoS 0 delivery without per-subscriber
-// properties is serialized once per message and protocol shape, and the bytes are shared.
+// client's Maximum Packet Size [MQTT-3.1.2-24]. A delivery without per-subscriber properties is
+// serialized once per message and protocol shape; subscribers share those bytes.
 
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
 import type { Delivery } from "../session/delivery.ts";
 import type { Message } from "../types.ts";
 import type { Channel } from "./channel.ts";
 
-/** Cached QoS 0 bytes on the message: [v3/v4 no-retain, v3/v4 retain, v5 no-retain, v5 retain]. */
+/**
+ * Serialized bytes kept on the message, per shape: slot = qos * 4 + (v5 ? 2 : 0) + (retain ? 1 : 0).
+ * QoS 0 bytes are sent as they are; QoS 1/2 bytes are a template copied per delivery with the
+ * packet id (and DUP) patched in, which is much cheaper than serializing again.
+ */
 const CACHE = Symbol("publish-bytes");
 type Cached = Message & { [CACHE]?: (Buffer | undefined)[] };
 
@@ -16,21 +20,36 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
   const msg = d.msg;
   const retain = d.retained || (d.opts.rap && msg.retain);
   const v5 = ch.protoVer === 5;
-  const shareable = d.qos === 0 && (!v5 || (d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null));
+  const shareable = !v5 || (d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null);
   if (shareable) {
-    const slot = (v5 ? 2 : 0) + (retain ? 1 : 0);
-    const cached = (msg as Cached)[CACHE]?.[slot];
-    if (cached !== undefined) return fits(ch, cached);
-    const bytes = serialize(ch, msg, d, 0, false, retain);
-    const c = ((msg as Cached)[CACHE] ??= []);
-    c[slot] = bytes;
-    return fits(ch, bytes);
+    const slot = d.qos * 4 + (v5 ? 2 : 0) + (retain ? 1 : 0);
+    const cache = ((msg as Cached)[CACHE] ??= []);
+    let tpl = cache[slot];
+    if (tpl === undefined) {
+      tpl = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain);
+      cache[slot] = tpl;
+    }
+    if (d.qos === 0) return fits(ch, tpl);
+    return fits(ch, withPacketId(tpl, pid, dup));
   }
   newAlias = null;
   const bytes = fits(ch, serialize(ch, msg, d, pid, dup, retain));
   // A mapping the client never received must not be relied on later [MQTT-3.3.2-12].
   if (bytes === null && newAlias !== null) ch.outAliases?.forget(newAlias);
   return bytes;
+}
+
+/** Copies a QoS 1/2 PUBLISH template and writes the packet id after the topic [MQTT-2.2.1]. */
+function withPacketId(tpl: Buffer, pid: number, dup: boolean): Buffer {
+  let i = 1;
+  while ((tpl[i] & 0x80) !== 0) i++;
+  const topicAt = i + 1;
+  const pidAt = topicAt + 2 + tpl.readUInt16BE(topicAt);
+  const out = Buffer.allocUnsafe(tpl.length);
+  tpl.copy(out);
+  out.writeUInt16BE(pid, pidAt);
+  if (dup) out[0] |= 0x08;
+  return out;
 }
 
 /** Topic whose outbound alias the last serialize() assigned, null if none. */

@@ -107,7 +107,17 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
     properties: props,
   });
   const n = ch.broker.publish(msg);
-  if (p.qos > 0) ack(ch, p, n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS);
+  if (p.qos === 0) return;
+  const rc = n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS;
+  const congested = ch.broker.congested;
+  if (congested !== null && congested !== ch.session) {
+    // Ingress back-pressure: acknowledge once the congested subscriber has caught up.
+    congested.holdAck(() => {
+      if (ch.state === "connected") ack(ch, p, rc);
+    });
+    return;
+  }
+  ack(ch, p, rc);
 }
 
 /** PUBACK (QoS 1) or PUBREC (QoS 2) with a reason code for 5.0 [MQTT-3.4.2-1]. */

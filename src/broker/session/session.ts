@@ -15,7 +15,12 @@ import { PacketIdAllocator } from "./packet-ids.ts";
 export interface SessionEnv {
   hooks: BrokerHooks;
   metrics: Metrics;
+  /** Set by a session whose queue went over its high watermark during the current publish. */
+  congested: Session | null;
 }
+
+/** Most acknowledgements a congested session holds back before it lets them all go. */
+const MAX_HELD = 10_000;
 
 export class Session implements SessionHandle, Subscriber {
   readonly createdAt = Date.now();
@@ -34,6 +39,14 @@ export class Session implements SessionHandle, Subscriber {
   /** When an offline session expires (ms since epoch); 0 while connected. */
   expiresAt = 0;
   mqueueDropped = 0;
+  /**
+   * Ingress back-pressure: while this connected session's queue is over its high watermark, the
+   * acknowledgements of QoS 1/2 publishes routed to it are held (publishers with a bounded window
+   * slow down to its pace instead of overflowing its queue); released below the low watermark.
+   */
+  private held: (() => void)[] | null = null;
+  private highWater: number;
+  private lowWater: number;
   delivered = 0;
   enqueued = 0;
 
@@ -44,6 +57,23 @@ export class Session implements SessionHandle, Subscriber {
   ) {
     this.mqueue = new MessageQueue<Delivery>(zone.maxMqueueLen);
     this.maxInflight = zone.maxInflight > 0 ? zone.maxInflight : 65535;
+    this.highWater = zone.maxMqueueLen > 0 ? Math.max(8, Math.floor(zone.maxMqueueLen / 2)) : 5000;
+    this.lowWater = Math.floor(this.highWater / 2);
+  }
+
+  /** Holds `release` until this session's queue drains (see `held`). */
+  holdAck(release: () => void): void {
+    if (this.held === null || this.held.length >= MAX_HELD) {
+      release();
+      return;
+    }
+    this.held.push(release);
+  }
+
+  private releaseHeld(): void {
+    const h = this.held;
+    this.held = null;
+    if (h !== null) for (const f of h) f();
   }
 
   get clientId(): string {
@@ -72,6 +102,8 @@ export class Session implements SessionHandle, Subscriber {
 
   detach(): void {
     this.outlet = null;
+    // An offline session must not throttle publishers: it queues or drops instead.
+    this.releaseHeld();
   }
 
   /** SessionHandle: a retained message for a new subscription [MQTT-3.3.1-8]. */
@@ -118,6 +150,10 @@ export class Session implements SessionHandle, Subscriber {
       return;
     }
     this.enqueued++;
+    if (d.qos > 0 && this.outlet !== null && this.mqueue.length >= this.highWater) {
+      this.held ??= [];
+      this.env.congested = this;
+    }
     const dropped = this.mqueue.push(d);
     if (dropped !== undefined) {
       this.mqueueDropped++;
@@ -157,10 +193,11 @@ export class Session implements SessionHandle, Subscriber {
         if (out.sendPublish(head, 0, false)) this.delivered++;
         continue;
       }
-      if (this.inflight.size >= this.maxInflight) return;
+      if (this.inflight.size >= this.maxInflight) break;
       this.mqueue.shift();
       this.sendInflight(head, out);
     }
+    if (this.held !== null && this.mqueue.length <= this.lowWater) this.releaseHeld();
   }
 
   /** PUBACK for an outgoing QoS 1 message; false when the id was unknown. */
@@ -249,6 +286,7 @@ export class Session implements SessionHandle, Subscriber {
   }
 
   clearPending(): void {
+    this.releaseHeld();
     this.inflight.clear();
     this.mqueue.clear();
     this.awaitingRel.clear();

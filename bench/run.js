@@ -14,6 +14,9 @@ const opt = (name, dflt) => {
 };
 const duration = Number(opt("duration", "5")) * 1000;
 const only = opt("only", "")?.split(",").filter(Boolean) ?? [];
+const qosOnly = opt("qos", "");
+/** `--prof DIR`: the broker writes a V8 CPU profile per scenario into DIR. */
+const profDir = opt("prof", "");
 
 const SCENARIOS = [
   { name: "fan-in", qos: 0, pubs: 10, subs: 1, pubTopic: "bench/in/{i}", subTopic: "bench/in/+", payload: 64 },
@@ -29,6 +32,7 @@ function startBroker() {
   const child = spawn(
     process.execPath,
     [
+      ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
       "bin/svc.js",
       "start",
       "--set",
@@ -110,6 +114,7 @@ const machine = `${os.cpus()[0]?.model ?? "cpu"} x${os.cpus().length}, ${Math.ro
 const rows = [];
 for (const s of SCENARIOS) {
   if (only.length > 0 && !only.includes(s.name)) continue;
+  if (qosOnly !== "" && String(s.qos) !== qosOnly) continue;
   const b = await startBroker();
   try {
     const r = await runScenario(s, b.port);

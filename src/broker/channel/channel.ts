@@ -6,6 +6,7 @@
 
 import type { IConnectPacket, Packet } from "mqtt-packet";
 import type { ConnectionInfo } from "../../listeners/types.ts";
+import { encodeAck } from "../../mqtt/fast-codec.ts";
 import { RC, reasonName } from "../../mqtt/reason-codes.ts";
 import type { Broker } from "../broker.ts";
 import { M } from "../metrics.ts";
@@ -157,7 +158,7 @@ export class Channel implements SessionOutlet {
   }
 
   sendPubrel(pid: number): void {
-    this.conn.send({ cmd: "pubrel", messageId: pid });
+    this.conn.sendBytes(encodeAck(6, pid, 0, false));
     this.broker.metrics.inc(M.pubrelSent);
   }
 

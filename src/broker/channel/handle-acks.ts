@@ -3,6 +3,7 @@
 // missed and answered with 0x92 where the protocol has an answer.
 
 import type { IPubackPacket, IPubcompPacket, IPubrecPacket, IPubrelPacket } from "mqtt-packet";
+import { encodeAck } from "../../mqtt/fast-codec.ts";
 import { RC } from "../../mqtt/reason-codes.ts";
 import { M } from "../metrics.ts";
 import type { Channel } from "./channel.ts";
@@ -37,11 +38,7 @@ export function handleAcks(ch: Channel, p: IPubackPacket | IPubrecPacket | IPubr
       m.inc(M.pubrelReceived);
       const known = session.release(pid);
       if (!known) m.inc(M.pubrelMissed);
-      ch.conn.send({
-        cmd: "pubcomp",
-        messageId: pid,
-        reasonCode: ch.protoVer === 5 && !known ? RC.PACKET_IDENTIFIER_NOT_FOUND : undefined,
-      });
+      ch.conn.sendBytes(encodeAck(7, pid, known ? 0 : RC.PACKET_IDENTIFIER_NOT_FOUND, ch.protoVer === 5));
       m.inc(M.pubcompSent);
       return;
     }

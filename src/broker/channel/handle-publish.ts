@@ -3,6 +3,7 @@
 // broker.publish and the acknowledgement carries the outcome.
 
 import type { IPublishPacket } from "mqtt-packet";
+import { encodeAck } from "../../mqtt/fast-codec.ts";
 import { RC } from "../../mqtt/reason-codes.ts";
 import { validateTopicName } from "../../mqtt/topic.ts";
 import type { AclResult } from "../hookpoints.ts";
@@ -124,12 +125,12 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
 function ack(ch: Channel, p: IPublishPacket, rc: number): void {
   const m = ch.broker.metrics;
   if (p.qos === 0) return;
-  const reasonCode = ch.protoVer === 5 ? rc : undefined;
+  const v5 = ch.protoVer === 5;
   if (p.qos === 1) {
-    ch.conn.send({ cmd: "puback", messageId: p.messageId, reasonCode });
+    ch.conn.sendBytes(encodeAck(4, p.messageId as number, rc, v5));
     m.inc(M.pubackSent);
   } else {
-    ch.conn.send({ cmd: "pubrec", messageId: p.messageId, reasonCode });
+    ch.conn.sendBytes(encodeAck(5, p.messageId as number, rc, v5));
     m.inc(M.pubrecSent);
   }
 }

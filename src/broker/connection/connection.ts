@@ -6,6 +6,7 @@
 import type { Duplex } from "node:stream";
 import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
 import type { ConnectionInfo } from "../../listeners/types.ts";
+import { decodeFast, MALFORMED_FRAME } from "../../mqtt/fast-codec.ts";
 import type { Channel } from "../channel/channel.ts";
 import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
 import { M, type Metrics } from "../metrics.ts";
@@ -33,6 +34,8 @@ export class Connection implements ConnectionPort {
   private closeReason = "closed";
   private corked = false;
   private sawConnect = false;
+  /** True once the CONNECT was handed to the channel (the protocol version is known). */
+  private sawConnack = false;
   private readonly uncork = (): void => {
     this.corked = false;
     this.stream.uncork();
@@ -95,6 +98,16 @@ export class Connection implements ConnectionPort {
           return;
         }
       }
+      // The message path (PUBLISH, acks, PINGREQ) is decoded by hand; the rest by mqtt-packet.
+      const fast = this.sawConnack ? decodeFast(r, this.protoVer) : null;
+      if (fast === MALFORMED_FRAME) {
+        this.onMalformed("malformed packet");
+        return;
+      }
+      if (fast !== null) {
+        this.onPacket(fast);
+        continue;
+      }
       try {
         this.parser.parse(r);
       } catch (err) {
@@ -114,6 +127,7 @@ export class Connection implements ConnectionPort {
 
   private feed(p: Packet): void {
     this.deps.metrics.inc(M.packetsReceived);
+    if (p.cmd === "connect") this.sawConnack = true;
     if (this.tracer !== null) this.tracer.packetIn(p);
     let r: void | Promise<void>;
     try {

@@ -1,0 +1,103 @@
+// Hand-written codec for the packets on the message path (MQTT 5.0 sections 3.3-3.7, 3.12): PUBLISH
+// (3.1/3.1.1, and 5.0 without properties) and the four acknowledgements, plus PINGREQ. It works on
+// one whole frame, returns objects shaped like mqtt-packet's, and leaves every other packet to
+// mqtt-packet (returns null). The payload is a view of the frame when large, a copy when small, so
+// a small queued message never pins a whole socket chunk.
+
+import type { Packet } from "mqtt-packet";
+
+/** Returned for a frame that breaks the protocol (the caller closes the connection). */
+export const MALFORMED_FRAME: unique symbol = Symbol("malformed-frame");
+
+const COPY_BELOW = 4096;
+
+/** Decodes `frame` when it is a message-path packet; null otherwise (use the general codec). */
+export function decodeFast(frame: Buffer, protoVer: number): Packet | null | typeof MALFORMED_FRAME {
+  const b0 = frame[0];
+  const type = b0 >> 4;
+  let i = 1;
+  while ((frame[i] & 0x80) !== 0) i++;
+  i++; // first byte after the remaining length
+  const len = frame.length - i;
+  switch (type) {
+    case 3:
+      return decodePublish(frame, b0, i, protoVer);
+    case 4:
+    case 5:
+    case 7:
+      if ((b0 & 0x0f) !== 0) return MALFORMED_FRAME; // [MQTT-2.2.2-2] reserved flags
+      return decodeAck(frame, type, i, len, protoVer);
+    case 6:
+      if ((b0 & 0x0f) !== 0x02) return MALFORMED_FRAME; // PUBREL flags are 0010 [MQTT-3.6.1-1]
+      return decodeAck(frame, type, i, len, protoVer);
+    case 12:
+      if (b0 !== 0xc0 || len !== 0) return MALFORMED_FRAME;
+      return PINGREQ;
+    default:
+      return null;
+  }
+}
+
+const PINGREQ: Packet = { cmd: "pingreq" };
+const ACK_CMDS = ["", "", "", "", "puback", "pubrec", "pubrel", "pubcomp"] as const;
+
+function decodeAck(
+  frame: Buffer,
+  type: number,
+  i: number,
+  len: number,
+  protoVer: number,
+): Packet | null | typeof MALFORMED_FRAME {
+  if (len < 2) return MALFORMED_FRAME;
+  if (protoVer < 5) {
+    if (len !== 2) return MALFORMED_FRAME;
+    return { cmd: ACK_CMDS[type], messageId: frame.readUInt16BE(i) } as Packet;
+  }
+  if (len > 3) return null; // 5.0 ack with properties: the general codec reads them
+  const reasonCode = len === 3 ? frame[i + 2] : 0;
+  return { cmd: ACK_CMDS[type], messageId: frame.readUInt16BE(i), reasonCode } as Packet;
+}
+
+function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): Packet | null | typeof MALFORMED_FRAME {
+  const qos = (b0 >> 1) & 0x03;
+  if (qos === 3) return MALFORMED_FRAME; // [MQTT-3.3.1-4]
+  if (i + 2 > frame.length) return MALFORMED_FRAME;
+  const tlen = frame.readUInt16BE(i);
+  let p = i + 2 + tlen;
+  if (p > frame.length) return MALFORMED_FRAME;
+  const topic = frame.toString("utf8", i + 2, p);
+  let messageId: number | undefined;
+  if (qos > 0) {
+    if (p + 2 > frame.length) return MALFORMED_FRAME;
+    messageId = frame.readUInt16BE(p);
+    p += 2;
+  }
+  if (protoVer === 5) {
+    // Only the common case of no properties; anything else goes to the general codec.
+    if (p >= frame.length || frame[p] !== 0) return null;
+    p += 1;
+  }
+  const view = frame.subarray(p);
+  const payload = view.length < COPY_BELOW ? Buffer.from(view) : view;
+  return {
+    cmd: "publish",
+    topic,
+    payload,
+    qos: qos as 0 | 1 | 2,
+    dup: (b0 & 0x08) !== 0,
+    retain: (b0 & 0x01) !== 0,
+    messageId,
+  };
+}
+
+/** PUBACK/PUBREC/PUBREL/PUBCOMP bytes; 5.0 adds the reason code when it is not success. */
+export function encodeAck(type: 4 | 5 | 6 | 7, pid: number, rc: number, v5: boolean): Buffer {
+  const withRc = v5 && rc !== 0;
+  const out = Buffer.allocUnsafe(withRc ? 5 : 4);
+  out[0] = (type << 4) | (type === 6 ? 0x02 : 0);
+  out[1] = withRc ? 3 : 2;
+  out[2] = pid >> 8;
+  out[3] = pid & 0xff;
+  if (withRc) out[4] = rc;
+  return out;
+}

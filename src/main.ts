@@ -3,17 +3,30 @@
 // listeners, and stops everything in order on SIGTERM/SIGINT.
 
 import { mkdirSync } from "node:fs";
+import { type ManagementBind, type RunningApi, startManagementApi } from "./api/index.ts";
 import { Broker } from "./broker/broker.ts";
 import type { BrokerSettings, ZoneSettings } from "./broker/settings.ts";
 import type { Config, ZoneConfig } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
 import type { Listener } from "./listeners/listener.ts";
-import type { SvcNode } from "./node.ts";
+import type { Services, SvcNode } from "./node.ts";
 import { PluginRegistry } from "./plugins/registry.ts";
 import { Retainer } from "./retainer/retainer.ts";
+import { AppService, type StoredApp } from "./services/apps.ts";
 import { ClientService } from "./services/clients.ts";
+import { SecretHasher, type SetupMarker, setUpCredentials } from "./services/credentials.ts";
+import { ListenerService } from "./services/listeners.ts";
+import { LogService } from "./services/log.ts";
+import { MetricsService } from "./services/metrics.ts";
+import { NodeService } from "./services/nodes.ts";
+import { PluginService } from "./services/plugins.ts";
 import { PublishService } from "./services/publish.ts";
+import { MemoryRecords, type RecordStore } from "./services/records.ts";
+import { SessionService } from "./services/sessions.ts";
 import { SubscriptionService } from "./services/subscriptions.ts";
+import { TraceService } from "./services/trace.ts";
+import { type StoredUser, UserService } from "./services/users.ts";
+import { type SysSettings, startSys } from "./sys/index.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
@@ -62,10 +75,45 @@ export function brokerSettings(config: Config): BrokerSettings {
   };
 }
 
+export function sysSettings(config: Config): SysSettings {
+  return {
+    publisher: { interval: config.get("broker.sys_interval"), heartbeat: config.get("broker.sys_heartbeat") },
+    sysmon: {
+      longGc: config.get("sysmon.long_gc"),
+      longSchedule: config.get("sysmon.long_schedule"),
+      largeHeap: config.get("sysmon.large_heap"),
+      busyPort: config.get("sysmon.busy_port"),
+      busyPortBytes: config.get("sysmon.busy_port_bytes"),
+      busyDistPort: config.get("sysmon.busy_dist_port"),
+      window: config.get("sysmon.window"),
+    },
+    osmon: {
+      cpuCheckInterval: config.get("sysmon.os.cpu_check_interval"),
+      cpuHighWatermark: config.get("sysmon.os.cpu_high_watermark"),
+      cpuLowWatermark: config.get("sysmon.os.cpu_low_watermark"),
+      memCheckInterval: config.get("sysmon.os.mem_check_interval"),
+      sysmemHighWatermark: config.get("sysmon.os.sysmem_high_watermark"),
+      procmemHighWatermark: config.get("sysmon.os.procmem_high_watermark"),
+    },
+  };
+}
+
 export interface StartOptions {
   logger?: RootLogger;
   /** Sweep period override (tests use a short one). */
   tickInterval?: number;
+  /** bcrypt cost of API secrets and dashboard passwords (tests use a low one). */
+  bcryptRounds?: number;
+}
+
+/** The management API's listeners that are not `off`. */
+export function managementBinds(config: Config): ManagementBind[] {
+  const out: ManagementBind[] = [];
+  for (const name of ["http", "http_v2"] as const) {
+    const b = config.get(`management.listener.${name}`);
+    if (b !== null) out.push({ name, host: b.host, port: b.port });
+  }
+  return out;
 }
 
 /** Builds and starts a node; on failure everything started so far is stopped again. */
@@ -91,7 +139,44 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
 
   const listeners: Listener[] = [];
   broker.start();
+  const sys = startSys(broker, retainer, sysSettings(config));
+  const nodes = new NodeService({
+    nodeName,
+    startedAt: broker.startedAt,
+    connections: () => broker.sessions.connectedCount,
+  });
+  const names = (): string[] => nodes.names();
+  const listenerViews = new ListenerService(names);
+  listenerViews.addSource(() => listeners.map((l) => l.info()));
+  const hasher = new SecretHasher(opts.bcryptRounds);
+  const services: Services = {
+    clients: new ClientService(broker),
+    subscriptions: new SubscriptionService(broker),
+    publish: new PublishService(broker),
+    metrics: new MetricsService(broker, sys),
+    trace: new TraceService(sys.tracer),
+    log: new LogService(logger),
+    nodes,
+    sessions: new SessionService(broker),
+    plugins: new PluginService(plugins, names),
+    listeners: listenerViews,
+    apps: new AppService(records<StoredApp>("apps"), hasher),
+    users: new UserService(records<StoredUser>("users"), hasher, config.get("dashboard.default_user.login")),
+  };
+  let management: RunningApi | undefined;
   try {
+    const warnings = await setUpCredentials(services.apps, services.users, records<SetupMarker>("meta"), {
+      appId: config.get("management.default_application.id"),
+      appSecret: config.get("management.default_application.secret"),
+      userPassword: config.get("dashboard.default_user.password"),
+    });
+    for (const w of warnings) logger.warn({}, w);
+    // Before the MQTT listeners, so that probes see `/status` answer 503 while the node starts.
+    management = await startManagementApi(
+      { services, maxRowLimit: config.get("management.max_row_limit"), logger },
+      managementBinds(config),
+      logger,
+    );
     for (const l of config.listeners()) {
       const listener = createListener(
         {
@@ -122,9 +207,13 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   } catch (err) {
     for (const l of listeners) await l.stop();
     broker.stop();
+    await sys.stop();
     await plugins.stopAll();
+    await management?.server.stop();
     throw err;
   }
+  nodes.setState("running");
+  const api = management;
 
   const node: SvcNode = {
     config,
@@ -132,11 +221,10 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     broker,
     plugins,
     retainer,
-    services: {
-      clients: new ClientService(broker),
-      subscriptions: new SubscriptionService(broker),
-      publish: new PublishService(broker),
-    },
+    sys,
+    services,
+    api: api.api,
+    managementPort: (name) => api.server.port(name),
     listeners,
     port(kind) {
       const l = listeners.find((x) => x.protocol === `mqtt:${kind}`);
@@ -145,13 +233,26 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     },
     listenerInfo: () => listeners.map((l) => l.info()),
     async stop() {
+      nodes.setState("draining");
       // DISCONNECT 0x8B to 5.0 clients first, then close the listeners and what they still hold.
       broker.stop();
       for (const l of listeners) await l.stop();
+      // After the broker: the shutdown's client disconnections still reach $SYS and the traces.
+      await sys.stop();
       await plugins.stopAll();
+      // Last: probes see 503 on /status while the node drains.
+      await api.server.stop();
       logger.info({}, "node stopped");
     },
   };
   logger.info({ node: nodeName, dataDir }, "node started");
   return node;
+}
+
+/**
+ * Records of the management API (applications, dashboard users).
+ * TODO(cluster store): bind to the ClusterStore once src/cluster/store.ts lands.
+ */
+function records<T>(_prefix: string): RecordStore<T> {
+  return new MemoryRecords<T>();
 }

@@ -1,21 +1,50 @@
 // One svc node: the broker core, its plugins, listeners and service layer, assembled from a
 // validated Config. main.ts (the process entry) and the tests both start nodes through this.
 
+import type { ManagementApi, ManagementListenerName } from "./api/index.ts";
 import type { Broker } from "./broker/broker.ts";
 import type { Config, ZoneConfig } from "./config/index.ts";
 import type { Listener } from "./listeners/listener.ts";
 import type { ListenerInfo } from "./listeners/types.ts";
 import type { PluginRegistry } from "./plugins/registry.ts";
 import type { Retainer } from "./retainer/retainer.ts";
+import type { AppService } from "./services/apps.ts";
 import type { ClientService } from "./services/clients.ts";
+import type { ListenerService } from "./services/listeners.ts";
+import type { LogService } from "./services/log.ts";
+import type { MetricsService } from "./services/metrics.ts";
+import type { NodeService } from "./services/nodes.ts";
+import type { PluginService } from "./services/plugins.ts";
 import type { PublishService } from "./services/publish.ts";
+import type { SessionService } from "./services/sessions.ts";
 import type { SubscriptionService } from "./services/subscriptions.ts";
+import type { TraceService } from "./services/trace.ts";
+import type { UserService } from "./services/users.ts";
+import type { Sys } from "./sys/index.ts";
 import type { RootLogger } from "./telemetry/logger.ts";
 
 export interface Services {
   clients: ClientService;
   subscriptions: SubscriptionService;
   publish: PublishService;
+  /** Metrics, statistics, alarms (API `/metrics`, `/stats`, `/alarms`). */
+  metrics: MetricsService;
+  /** Message traces (CLI `trace`). */
+  trace: TraceService;
+  /** Log level at run time (CLI `log primary-level`). */
+  log: LogService;
+  /** Node info and statistics, lifecycle state (`/brokers`, `/nodes`, `/status`). */
+  nodes: NodeService;
+  /** Session views (v2 `/sessions`). */
+  sessions: SessionService;
+  /** Plugin views and load / unload / reload. */
+  plugins: PluginService;
+  /** MQTT and management listener views. */
+  listeners: ListenerService;
+  /** Management applications (v3/v4 API credentials). */
+  apps: AppService;
+  /** Dashboard users (v2 API credentials, `/users`). */
+  users: UserService;
 }
 
 /** A running node, as wired by main.ts's startNode(). */
@@ -25,7 +54,13 @@ export interface SvcNode {
   readonly broker: Broker;
   readonly plugins: PluginRegistry;
   readonly retainer: Retainer;
+  /** Statistics, $SYS publisher, alarms, sysmon, tracer. */
+  readonly sys: Sys;
   readonly services: Services;
+  /** The management HTTP API (its Hono app answers `app.request()` in-process). */
+  readonly api: ManagementApi;
+  /** Bound port of a management listener; undefined when it is `off`. */
+  managementPort(name: ManagementListenerName): number | undefined;
   readonly listeners: readonly Listener[];
   /** Port actually bound by the first listener of `kind` (tests start everything on port 0). */
   port(kind: "tcp" | "ssl" | "ws" | "wss"): number;

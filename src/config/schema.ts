@@ -539,27 +539,77 @@ export const SCHEMA = {
   "sysmon.long_gc": {
     type: "duration",
     default: "0",
-    description: "Garbage-collection pause that raises a long_gc alarm (0 = off).",
+    description: "Garbage-collection pause above which a long_gc warning is published to $SYS (0 = off).",
   },
   "sysmon.long_schedule": {
     type: "duration",
     default: "240ms",
-    description: "Event-loop delay that raises a long_schedule alarm (0 = off).",
+    description: "Event-loop delay above which a long_schedule warning is published to $SYS (0 = off).",
   },
   "sysmon.large_heap": {
     type: "size",
-    default: "8MB",
-    description: "Heap size that raises a large_heap alarm (0 = off).",
+    default: "1GB",
+    description: "V8 heap in use above which a large_heap warning is published to $SYS (0 = off).",
   },
   "sysmon.busy_port": {
     type: "boolean",
     default: "false",
-    description: "Whether sockets whose write buffer stays full raise a busy_port alarm.",
+    description: "Whether a client socket whose unsent bytes stay above sysmon.busy_port_bytes publishes busy_port.",
+  },
+  "sysmon.busy_port_bytes": {
+    type: "size",
+    default: "1MB",
+    min: 1,
+    description: "Unsent bytes a socket must hold at two checks in a row (1s apart) to count as busy.",
   },
   "sysmon.busy_dist_port": {
     type: "boolean",
     default: "true",
-    description: "Whether congested links to other nodes raise a busy_dist_port alarm.",
+    description: "Whether a congested link to another node publishes a busy_dist_port warning.",
+  },
+  "sysmon.window": {
+    type: "duration",
+    default: "10s",
+    min: 1,
+    description: "Shortest time between two sysmon warnings of one kind about one subject.",
+  },
+  "sysmon.os.cpu_check_interval": {
+    type: "duration",
+    default: "60s",
+    description: "How often the machine's CPU usage is checked against the watermarks (0 = never).",
+  },
+  "sysmon.os.cpu_high_watermark": {
+    type: "integer",
+    default: "80",
+    min: 0,
+    max: 100,
+    description: "CPU usage in percent at or above which alarm cpu_high_watermark is raised.",
+  },
+  "sysmon.os.cpu_low_watermark": {
+    type: "integer",
+    default: "60",
+    min: 0,
+    max: 100,
+    description: "CPU usage in percent below which alarm cpu_high_watermark is cleared.",
+  },
+  "sysmon.os.mem_check_interval": {
+    type: "duration",
+    default: "60s",
+    description: "How often system and process memory usage are checked (0 = never).",
+  },
+  "sysmon.os.sysmem_high_watermark": {
+    type: "integer",
+    default: "70",
+    min: 0,
+    max: 100,
+    description: "Machine memory in use, in percent, at or above which alarm high_system_memory_usage is raised.",
+  },
+  "sysmon.os.procmem_high_watermark": {
+    type: "integer",
+    default: "80",
+    min: 0,
+    max: 100,
+    description: "This process's resident memory, in percent of its limit, that raises high_process_memory_usage.",
   },
 
   // ---- management API and dashboard ------------------------------------------------------------

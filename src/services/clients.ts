@@ -1,6 +1,7 @@
-// Client views and operations for the API and CLI: list, look up by client id or username, kick.
-// Records carry the spec's Client field names (section 2) with values from the live channel and
-// its session. Persistent sessions of disconnected clients are listed with connected = false.
+// Client views and operations for the API and CLI: list (with the filters of emqx-facts §3.2),
+// look up by client id or username, kick, the ACL cache. Records carry the spec's Client field
+// names (section 2) with values from the live channel and its session. Persistent sessions of
+// disconnected clients are listed with connected = false.
 
 import type { Broker } from "../broker/broker.ts";
 import type { Channel } from "../broker/channel/channel.ts";
@@ -45,6 +46,36 @@ export interface ClientRecord {
   max_subscriptions: number;
 }
 
+/** `/clients` filters (emqx-facts §3.2); times are seconds since the epoch. */
+export interface ClientQuery {
+  clientid?: string;
+  username?: string;
+  zone?: string;
+  ip_address?: string;
+  conn_state?: "connected" | "disconnected" | "idle";
+  clean_start?: boolean;
+  proto_name?: string;
+  proto_ver?: number;
+  like_clientid?: string;
+  like_username?: string;
+  gte_created_at?: number;
+  lte_created_at?: number;
+  gte_connected_at?: number;
+  lte_connected_at?: number;
+  gte_mqueue_len?: number;
+  lte_mqueue_len?: number;
+  gte_mqueue_dropped?: number;
+  lte_mqueue_dropped?: number;
+}
+
+/** Spec 000 §2 "ACL cache entry". */
+export interface AclCacheEntry {
+  access: string;
+  result: string;
+  topic: string;
+  updated_time: number;
+}
+
 export class ClientService {
   constructor(private readonly broker: Broker) {}
 
@@ -53,6 +84,16 @@ export class ClientService {
     const out: ClientRecord[] = [];
     for (const s of this.broker.sessions.allSessions())
       out.push(this.record(s, this.broker.sessions.channel(s.clientId)));
+    return out;
+  }
+
+  /** Clients matching every given filter, in list order. */
+  query(q: ClientQuery): ClientRecord[] {
+    const out: ClientRecord[] = [];
+    for (const s of this.broker.sessions.allSessions()) {
+      const ch = this.broker.sessions.channel(s.clientId);
+      if (matches(q, s, ch)) out.push(this.record(s, ch));
+    }
     return out;
   }
 
@@ -68,6 +109,19 @@ export class ClientService {
   /** Disconnects a client (5.0: DISCONNECT 0x98) and ends its session; false when unknown. */
   kick(clientId: string): boolean {
     return this.broker.sessions.kick(clientId);
+  }
+
+  /**
+   * The ACL decisions cached for a connected client; undefined when it is not online. No ACL
+   * cache exists yet (the ACL issue adds it), so an online client's cache is empty.
+   */
+  aclCache(clientId: string): AclCacheEntry[] | undefined {
+    return this.broker.sessions.channel(clientId) === undefined ? undefined : [];
+  }
+
+  /** Clears a connected client's ACL cache; false when it is not online. */
+  clearAclCache(clientId: string): boolean {
+    return this.broker.sessions.channel(clientId) !== undefined;
   }
 
   private record(s: Session, ch: Channel | undefined): ClientRecord {
@@ -112,4 +166,35 @@ export class ClientService {
       max_subscriptions: z.maxSubscriptions,
     };
   }
+}
+
+function matches(q: ClientQuery, s: Session, ch: Channel | undefined): boolean {
+  const c = s.client;
+  const username = c.username ?? "";
+  if (q.clientid !== undefined && c.clientId !== q.clientid) return false;
+  if (q.username !== undefined && username !== q.username) return false;
+  if (q.zone !== undefined && c.zone !== q.zone) return false;
+  if (q.ip_address !== undefined && c.peerHost !== q.ip_address) return false;
+  if (q.conn_state !== undefined) {
+    // A session exists only after CONNECT: no listed client is idle.
+    const state = ch === undefined ? "disconnected" : "connected";
+    if (state !== q.conn_state) return false;
+  }
+  if (q.clean_start !== undefined && (ch?.cleanStart ?? false) !== q.clean_start) return false;
+  if (q.proto_name !== undefined && c.protoName !== q.proto_name) return false;
+  if (q.proto_ver !== undefined && c.protoVer !== q.proto_ver) return false;
+  if (q.like_clientid !== undefined && !c.clientId.includes(q.like_clientid)) return false;
+  if (q.like_username !== undefined && !username.includes(q.like_username)) return false;
+  const created = s.createdAt / 1000;
+  const connected = (ch?.connectedAt ?? s.createdAt) / 1000;
+  return (
+    within(created, q.gte_created_at, q.lte_created_at) &&
+    within(connected, q.gte_connected_at, q.lte_connected_at) &&
+    within(s.mqueue.length, q.gte_mqueue_len, q.lte_mqueue_len) &&
+    within(s.mqueueDropped, q.gte_mqueue_dropped, q.lte_mqueue_dropped)
+  );
+}
+
+function within(v: number, gte: number | undefined, lte: number | undefined): boolean {
+  return (gte === undefined || v >= gte) && (lte === undefined || v <= lte);
 }

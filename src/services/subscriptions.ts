@@ -3,7 +3,7 @@
 
 import type { Broker } from "../broker/broker.ts";
 import type { QoS } from "../broker/types.ts";
-import { parseSharedFilter, validateTopicFilter } from "../mqtt/topic.ts";
+import { matchTopic, parseSharedFilter, validateTopicFilter } from "../mqtt/topic.ts";
 
 export interface SubscriptionRecord {
   clientid: string;
@@ -15,6 +15,18 @@ export interface SubscriptionRecord {
 export interface RouteRecord {
   topic: string;
   node: string;
+}
+
+/** `/subscriptions` filters (emqx-facts §3.2). */
+export interface SubscriptionQuery {
+  clientid?: string;
+  /** The filter as subscribed; a shared subscription `$share/<g>/<t>` matches on `<t>`. */
+  topic?: string;
+  qos?: number;
+  /** Shared subscription group. */
+  share?: string;
+  /** A topic name the subscription's filter matches. */
+  match_topic?: string;
 }
 
 export type SubscribeOutcome = "ok" | "client_not_online" | "bad_topic" | "bad_qos";
@@ -29,6 +41,20 @@ export class SubscriptionService {
         out.push({ clientid: s.clientId, node: this.broker.nodeName, topic, qos: o.qos });
     }
     return out;
+  }
+
+  /** Subscriptions matching every given filter, in list order. */
+  query(q: SubscriptionQuery): SubscriptionRecord[] {
+    return this.list().filter((r) => {
+      if (q.clientid !== undefined && r.clientid !== q.clientid) return false;
+      if (q.qos !== undefined && r.qos !== q.qos) return false;
+      const shared = parseSharedFilter(r.topic);
+      const filter = shared === null ? r.topic : shared.filter;
+      if (q.topic !== undefined && r.topic !== q.topic && filter !== q.topic) return false;
+      if (q.share !== undefined && shared?.group !== q.share) return false;
+      if (q.match_topic !== undefined && !matchTopic(filter, q.match_topic)) return false;
+      return true;
+    });
   }
 
   ofClient(clientId: string): SubscriptionRecord[] {

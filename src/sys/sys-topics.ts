@@ -4,7 +4,9 @@
 // used short names for packets that only go one way; they are published as aliases of the
 // registry value they stand for. Statistics go under `stats/` the same way (`connections/count`).
 
+import type { Broker } from "../broker/broker.ts";
 import { METRIC_NAMES, type MetricName } from "../broker/metrics.ts";
+import { makeMessage } from "../broker/types.ts";
 import { STAT_NAMES, type StatKey } from "./stats.ts";
 
 export const SYS_PREFIX = "$SYS/brokers";
@@ -42,4 +44,9 @@ export const STAT_TOPICS: readonly (readonly [string, StatKey])[] = STAT_NAMES.f
 /** Counters are whole numbers; the text is the decimal integer. */
 export function intText(v: number): string {
   return String(Math.trunc(v));
+}
+
+/** Publishes a message the node makes (QoS 0, flag `sys`) like any other: hooks, then routing. */
+export function publishSys(broker: Broker, topic: string, payload: string, retain = false): void {
+  broker.publish(makeMessage({ topic, payload: Buffer.from(payload), qos: 0, retain, sys: true }));
 }

@@ -1,5 +1,6 @@
-// Starts a real svc node for a test: every listener on 127.0.0.1 port 0, a temp data dir, a
-// silent logger, a fast sweep. `stop()` closes the node and removes the data dir.
+// Starts a real svc node for a test: every listener (MQTT and management HTTP) on 127.0.0.1
+// port 0, a temp data dir, a silent logger, a fast sweep, a cheap bcrypt cost. `stop()` closes
+// the node and removes the data dir.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,11 +35,13 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
       "listener.ssl.external": "off",
       "listener.ws.external": "127.0.0.1:0",
       "listener.wss.external": "off",
+      "management.listener.http": "127.0.0.1:0",
+      "management.listener.http_v2": "127.0.0.1:0",
       ...opts.set,
     },
   });
   const logger = createLogger({ level: process.env.SVC_TEST_LOG === "1" ? "debug" : "critical", node: "test" });
-  const node = await startNode(config, { logger, tickInterval: opts.tickInterval ?? 100 });
+  const node = await startNode(config, { logger, tickInterval: opts.tickInterval ?? 100, bcryptRounds: 4 });
   const url = `mqtt://127.0.0.1:${node.port("tcp")}`;
   return Object.assign(node, {
     dataDir,

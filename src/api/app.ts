@@ -1,0 +1,47 @@
+// The management API as one Hono application: `/status`, `/api/v2` (legacy, dashboard-user
+// auth), `/api/v3` and `/api/v4` (the same handlers, application auth). Errors are rendered here
+// and only here: ApiErrors as `{code, message}` (or `{message}` for a 5xx) with their status,
+// anything unexpected as a logged 500 `{message: "internal_error"}`.
+
+import type { Context } from "hono";
+import { Hono } from "hono";
+import type { ApiDeps } from "./deps.ts";
+import { CODE } from "./errors.ts";
+import type { CatalogueEntry } from "./route-table.ts";
+import { statusRoute } from "./status.ts";
+import { buildV2 } from "./v2/index.ts";
+import { buildV3 } from "./v3/index.ts";
+import { jsonBody, toApiError } from "./validation.ts";
+
+export interface ManagementApi {
+  app: Hono;
+  /** Endpoints per version prefix, from the route tables. */
+  catalogue: Record<"v2" | "v3" | "v4", readonly CatalogueEntry[]>;
+}
+
+export function createApi(d: ApiDeps): ManagementApi {
+  const onError = (err: unknown, c: Context): Response => {
+    const e = toApiError(err);
+    if (e !== undefined) return c.json(e.body(), e.status, e.headers);
+    d.logger.error({ err }, "management API handler failed");
+    return c.json({ message: "internal_error" }, 500);
+  };
+  const notFound = (c: Context): Response => c.json({ code: CODE.notFound, message: "Not found" }, 404);
+
+  const v2 = buildV2(d);
+  const v3 = buildV3(d, d.services.nodes.version);
+  for (const sub of [v2.app, v3.app]) {
+    sub.onError(onError);
+    sub.notFound(notFound);
+  }
+
+  const app = new Hono({ strict: false });
+  app.onError(onError);
+  app.notFound(notFound);
+  statusRoute(app, d);
+  app.use("/api/*", jsonBody);
+  app.route("/api/v2", v2.app);
+  app.route("/api/v3", v3.app);
+  app.route("/api/v4", v3.app);
+  return { app, catalogue: { v2: v2.table.catalogue, v3: v3.table.catalogue, v4: v3.table.catalogue } };
+}

@@ -1,0 +1,38 @@
+// What the API needs from the node: the service layer (types only: the API never reaches the
+// broker), the page limit and a logger. main.ts assembles it.
+
+import type { AppService } from "../services/apps.ts";
+import type { ClientService } from "../services/clients.ts";
+import type { ListenerService } from "../services/listeners.ts";
+import type { MetricsService } from "../services/metrics.ts";
+import type { NodeService } from "../services/nodes.ts";
+import type { PluginService } from "../services/plugins.ts";
+import type { PublishService } from "../services/publish.ts";
+import type { SessionService } from "../services/sessions.ts";
+import type { SubscriptionService } from "../services/subscriptions.ts";
+import type { UserService } from "../services/users.ts";
+
+export interface ApiServices {
+  nodes: NodeService;
+  clients: ClientService;
+  sessions: SessionService;
+  subscriptions: SubscriptionService;
+  publish: PublishService;
+  plugins: PluginService;
+  listeners: ListenerService;
+  metrics: MetricsService;
+  apps: AppService;
+  users: UserService;
+}
+
+export interface ApiLogger {
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface ApiDeps {
+  services: ApiServices;
+  /** `management.max_row_limit`: default and largest page size. */
+  maxRowLimit: number;
+  logger: ApiLogger;
+}

@@ -1,0 +1,56 @@
+// Success envelopes. v3/v4 (spec 000 §4): `{code: 0, data}`, `{code: 0}` without payload,
+// `meta: {page, limit, count}` on paginated lists. v2 (spec 001 §2): `{code: 0, result}`, pages as
+// `{current_page, page_size, total_num, total_page, objects}`, single lookups as `{objects}`,
+// `[]` when there is no data.
+
+export interface Page {
+  page: number;
+  limit: number;
+}
+
+export function ok(): { code: 0 };
+export function ok<T>(data: T): { code: 0; data: T };
+export function ok<T>(data?: T): { code: 0; data?: T } {
+  return data === undefined ? { code: 0 } : { code: 0, data };
+}
+
+export function paged<T>(rows: readonly T[], p: Page): { code: 0; data: T[]; meta: Page & { count: number } } {
+  const start = (p.page - 1) * p.limit;
+  return {
+    code: 0,
+    data: rows.slice(start, start + p.limit),
+    meta: { page: p.page, limit: p.limit, count: rows.length },
+  };
+}
+
+export function v2ok<T>(result: T): { code: 0; result: T } {
+  return { code: 0, result };
+}
+
+export const v2done = (): { code: 0; result: [] } => ({ code: 0, result: [] });
+
+export function v2objects<T>(objects: readonly T[]): { code: 0; result: { objects: T[] } } {
+  return { code: 0, result: { objects: [...objects] } };
+}
+
+export interface V2Page<T> {
+  current_page: number;
+  page_size: number;
+  total_num: number;
+  total_page: number;
+  objects: T[];
+}
+
+export function v2paged<T>(rows: readonly T[], currPage: number, pageSize: number): { code: 0; result: V2Page<T> } {
+  const start = (currPage - 1) * pageSize;
+  return {
+    code: 0,
+    result: {
+      current_page: currPage,
+      page_size: pageSize,
+      total_num: rows.length,
+      total_page: Math.ceil(rows.length / pageSize),
+      objects: rows.slice(start, start + pageSize),
+    },
+  };
+}

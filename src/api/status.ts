@@ -1,0 +1,12 @@
+// `GET /status` for probes, without authentication: 200 and `Node <name> is started\nsvc is
+// running` while the node runs; 503 while it starts or drains (emqx-facts §3.1).
+
+import type { Hono } from "hono";
+import type { ApiDeps } from "./deps.ts";
+
+export function statusRoute(app: Hono, d: ApiDeps): void {
+  app.get("/status", (c) => {
+    const nodes = d.services.nodes;
+    return c.text(nodes.statusText(), nodes.state === "running" ? 200 : 503);
+  });
+}

@@ -38,6 +38,7 @@ export class Broker {
   ) {
     this.hooks = new Hooks<HookPoints>(logger);
     this.sessions = new SessionRegistry(this);
+    this.metrics.addLive(() => [...this.channels].map((ch) => ch.counters));
   }
 
   get nodeName(): string {

@@ -80,6 +80,7 @@ export const METRIC_NAMES = [
   "delivery.dropped.queue_full",
   "delivery.dropped.expired",
   "packets.malformed",
+  "packets.publish.resent",
 ] as const;
 
 export type MetricName = (typeof METRIC_NAMES)[number];
@@ -91,21 +92,69 @@ export function metricIndex(name: MetricName): number {
   return INDEX.get(name) as number;
 }
 
+/**
+ * Counters that are sums of others, computed when read so the hot path bumps one plain field where
+ * several names move together: a PUBLISH sent counts only per QoS on its connection, a PUBLISH
+ * received likewise.
+ */
+const DERIVED: [MetricName, MetricName[], MetricName[]][] = [
+  ["messages.sent", ["messages.qos0.sent", "messages.qos1.sent", "messages.qos2.sent"], []],
+  ["packets.publish.sent", ["messages.qos0.sent", "messages.qos1.sent", "messages.qos2.sent"], []],
+  [
+    "messages.delivered",
+    ["messages.qos0.sent", "messages.qos1.sent", "messages.qos2.sent"],
+    ["packets.publish.resent"],
+  ],
+  ["messages.received", ["messages.qos0.received", "messages.qos1.received", "messages.qos2.received"], []],
+  ["packets.publish.received", ["messages.qos0.received", "messages.qos1.received", "messages.qos2.received"], []],
+];
+const DERIVED_IDX = DERIVED.map(
+  ([t, plus, minus]) => [metricIndex(t), plus.map(metricIndex), minus.map(metricIndex)] as const,
+);
+
+/** Something that holds live counts not yet absorbed (the open connections' counters). */
+export interface MetricSource {
+  addTo(v: Float64Array): void;
+}
+
 export class Metrics {
   private readonly values = new Float64Array(METRIC_NAMES.length);
+  private readonly live: (() => Iterable<MetricSource>)[] = [];
 
-  inc(idx: number, by = 1): void {
+  /** Registers where live counts come from (the broker's open channels). */
+  addLive(sources: () => Iterable<MetricSource>): void {
+    this.live.push(sources);
+  }
+
+  /** A source leaves the live set: its counts move into the totals. */
+  absorb(src: MetricSource): void {
+    src.addTo(this.values);
+  }
+
+  inc(idx: number): void {
+    this.values[idx]++;
+  }
+
+  add(idx: number, by: number): void {
     this.values[idx] += by;
   }
 
   get(name: MetricName): number {
-    return this.values[metricIndex(name)];
+    return this.snapshot()[name];
   }
 
-  /** All counters as `{name: value}` (built on request, off the hot path). */
+  /** All counters as `{name: value}`: totals + live sources + derived sums (off the hot path). */
   snapshot(): Record<MetricName, number> {
+    const v = Float64Array.from(this.values);
+    for (const sources of this.live) for (const s of sources()) s.addTo(v);
+    const sum = (idxs: readonly number[]): number => {
+      let n = 0;
+      for (const i of idxs) n += v[i];
+      return n;
+    };
+    for (const [t, plus, minus] of DERIVED_IDX) v[t] = sum(plus) - sum(minus);
     const out = {} as Record<MetricName, number>;
-    for (let i = 0; i < METRIC_NAMES.length; i++) out[METRIC_NAMES[i]] = this.values[i];
+    for (let i = 0; i < METRIC_NAMES.length; i++) out[METRIC_NAMES[i]] = v[i];
     return out;
   }
 }
@@ -142,6 +191,7 @@ export const M = {
   packetsSent: metricIndex("packets.sent"),
   packetsReceived: metricIndex("packets.received"),
   packetsMalformed: metricIndex("packets.malformed"),
+  publishResent: metricIndex("packets.publish.resent"),
   connectReceived: metricIndex("packets.connect.received"),
   connackSent: metricIndex("packets.connack.sent"),
   connackAuthError: metricIndex("packets.connack.auth_error"),

@@ -28,14 +28,40 @@ import { protocolError } from "./reply.ts";
 
 export type ChannelState = "idle" | "authenticating" | "connected" | "disconnected";
 
-/** Per-connection traffic counters (the API's recv_* / send_* client fields). */
-export interface ChannelCounters {
-  recvOct: number;
-  recvPkt: number;
-  recvMsg: number;
-  sendOct: number;
-  sendPkt: number;
-  sendMsg: number;
+/**
+ * Per-connection traffic counters: the API's recv_* / send_* client fields, and the node's byte,
+ * packet and per-QoS message counters while the connection lives (metrics.ts adds the live ones
+ * to what closed connections left, so each event is counted once, in one place).
+ */
+export class ChannelCounters {
+  recvOct = 0;
+  recvPkt = 0;
+  recvMsg = 0;
+  sendOct = 0;
+  sendPkt = 0;
+  sendMsg = 0;
+  recvQos0 = 0;
+  recvQos1 = 0;
+  recvQos2 = 0;
+  sendQos0 = 0;
+  sendQos1 = 0;
+  sendQos2 = 0;
+  resent = 0;
+
+  /** Adds these counters to node totals (`v` indexed like Metrics). */
+  addTo(v: Float64Array): void {
+    v[M.bytesReceived] += this.recvOct;
+    v[M.packetsReceived] += this.recvPkt;
+    v[M.bytesSent] += this.sendOct;
+    v[M.packetsSent] += this.sendPkt;
+    v[M.qosReceived[0]] += this.recvQos0;
+    v[M.qosReceived[1]] += this.recvQos1;
+    v[M.qosReceived[2]] += this.recvQos2;
+    v[M.qosSent[0]] += this.sendQos0;
+    v[M.qosSent[1]] += this.sendQos1;
+    v[M.qosSent[2]] += this.sendQos2;
+    v[M.publishResent] += this.resent;
+  }
 }
 
 export class Channel implements SessionOutlet {
@@ -64,7 +90,7 @@ export class Channel implements SessionOutlet {
   authStep = 0;
   /** The CONNECT being authenticated through an AUTH exchange. */
   pendingConnect: IConnectPacket | null = null;
-  readonly counters: ChannelCounters = { recvOct: 0, recvPkt: 0, recvMsg: 0, sendOct: 0, sendPkt: 0, sendMsg: 0 };
+  readonly counters = new ChannelCounters();
 
   constructor(
     readonly conn: ConnectionPort,
@@ -147,12 +173,14 @@ export class Channel implements SessionOutlet {
     const bytes = buildPublish(this, d, pid, dup);
     if (bytes === null) return false;
     this.conn.sendBytes(bytes);
-    const m = this.broker.metrics;
-    m.inc(M.publishSent);
-    m.inc(M.messagesSent);
-    m.inc(M.qosSent[d.qos]);
-    if (!dup) m.inc(M.messagesDelivered);
-    this.counters.sendMsg++;
+    // Plain per-connection counters; the node totals (messages.sent, packets.publish.sent,
+    // messages.qosN.sent, messages.delivered) are derived from them (metrics.ts).
+    const c = this.counters;
+    c.sendMsg++;
+    if (d.qos === 0) c.sendQos0++;
+    else if (d.qos === 1) c.sendQos1++;
+    else c.sendQos2++;
+    if (dup) c.resent++;
     if (this.broker.hooks.has("message.delivered")) this.broker.hooks.run("message.delivered", this.client, d.msg);
     return true;
   }
@@ -212,6 +240,8 @@ export class Channel implements SessionOutlet {
   closed(reason: string): void {
     const wasConnected = this.state === "connected";
     this.state = "disconnected";
+    // Hand this connection's counters over to the node totals as it leaves the live set.
+    this.broker.metrics.absorb(this.counters);
     this.broker.channels.delete(this);
     if (!wasConnected) return;
     this.broker.sessions.channelClosed(this, reason);

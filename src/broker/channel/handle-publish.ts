@@ -15,10 +15,13 @@ import { disconnectWith, protocolError } from "./reply.ts";
 export function handlePublish(ch: Channel, p: IPublishPacket): void | Promise<void> {
   const m = ch.broker.metrics;
   const zone = ch.zone;
-  m.inc(M.publishReceived);
-  m.inc(M.messagesReceived);
-  m.inc(M.qosReceived[p.qos]);
-  ch.counters.recvMsg++;
+  // Per-connection counters; messages.received, packets.publish.received and
+  // messages.qosN.received are derived from them (metrics.ts).
+  const c = ch.counters;
+  c.recvMsg++;
+  if (p.qos === 0) c.recvQos0++;
+  else if (p.qos === 1) c.recvQos1++;
+  else c.recvQos2++;
   const v5 = ch.protoVer === 5;
 
   if (p.qos > zone.maxQosAllowed) {

@@ -69,7 +69,6 @@ export class Connection implements ConnectionPort {
   }
 
   private onData(chunk: Buffer): void {
-    this.deps.metrics.inc(M.bytesReceived, chunk.length);
     this.channel.bytesIn(chunk.length);
     if (this.closing) return;
     this.reader.push(chunk);
@@ -126,7 +125,6 @@ export class Connection implements ConnectionPort {
   }
 
   private feed(p: Packet): void {
-    this.deps.metrics.inc(M.packetsReceived);
     if (p.cmd === "connect") this.sawConnack = true;
     if (this.tracer !== null) this.tracer.packetIn(p);
     let r: void | Promise<void>;
@@ -190,8 +188,6 @@ export class Connection implements ConnectionPort {
       this.stream.cork();
       process.nextTick(this.uncork);
     }
-    this.deps.metrics.inc(M.bytesSent, buf.length);
-    this.deps.metrics.inc(M.packetsSent);
     this.channel.bytesOut(buf.length);
     this.stream.write(buf);
   }

@@ -4,8 +4,9 @@
 // orderly close of this connection only.
 
 import type { Duplex } from "node:stream";
-import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
+import type { Packet } from "mqtt-packet";
 import type { ConnectionInfo } from "../../listeners/types.ts";
+import { decodeFrame, encodePacket } from "../../mqtt/codec.ts";
 import { decodeFast, MALFORMED_FRAME } from "../../mqtt/fast-codec.ts";
 import type { Channel } from "../channel/channel.ts";
 import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
@@ -26,7 +27,6 @@ export class Connection implements ConnectionPort {
   protoVer = 4;
   tracer: PacketTracer | null = null;
   private readonly reader: FrameReader;
-  private readonly parser: Parser;
   private readonly channel: Channel;
   private backlog: Packet[] | null = null;
   private busy = false;
@@ -48,9 +48,6 @@ export class Connection implements ConnectionPort {
     private readonly deps: ConnectionDeps,
   ) {
     this.reader = new FrameReader(1024 * 1024);
-    this.parser = mqttPacket.parser({});
-    this.parser.on("packet", (p: Packet) => this.onPacket(p));
-    this.parser.on("error", (err: Error) => this.onMalformed(err.message));
     this.channel = deps.makeChannel(this, info);
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.on("error", () => {
@@ -107,11 +104,12 @@ export class Connection implements ConnectionPort {
         this.onPacket(fast);
         continue;
       }
-      try {
-        this.parser.parse(r);
-      } catch (err) {
-        this.onMalformed(err instanceof Error ? err.message : String(err));
+      const packet = decodeFrame(r, this.sawConnack ? this.protoVer : 0);
+      if (packet instanceof Error) {
+        this.onMalformed(packet.message);
+        return;
       }
+      this.onPacket(packet);
     }
   }
 
@@ -170,7 +168,7 @@ export class Connection implements ConnectionPort {
 
   send(packet: Packet): number {
     if (this.closing && this.stream.destroyed) return 0;
-    const buf = mqttPacket.generate(packet, { protocolVersion: this.protoVer });
+    const buf = encodePacket(packet, this.protoVer);
     if (this.tracer !== null) this.tracer.packetOut(packet);
     this.write(buf);
     return buf.length;

@@ -1,0 +1,55 @@
+// The general codec: mqtt-packet, for every packet the hand-written message-path codec
+// (fast-codec.ts) leaves to it. Frames arrive whole (the frame reader split them), so one parser
+// per protocol version, shared by all connections, decodes them synchronously: no parser object,
+// buffer list or listeners per connection. A parser that failed is replaced, so a bad frame
+// never leaves state behind for the next one.
+
+import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
+
+const parsers: (Parser | undefined)[] = [];
+let decoded: Packet | null = null;
+let failure: Error | null = null;
+
+function makeParser(protoVer: number): Parser {
+  const p = mqttPacket.parser(protoVer === 0 ? {} : { protocolVersion: protoVer });
+  p.on("packet", (packet: Packet) => {
+    decoded = packet;
+  });
+  p.on("error", (err: Error) => {
+    failure = err;
+  });
+  return p;
+}
+
+/**
+ * Decodes one whole frame. `protoVer` 0 is for the CONNECT (its own level decides); 3, 4 or 5
+ * after it. Returns the packet, or an Error describing why the frame is malformed.
+ */
+export function decodeFrame(frame: Buffer, protoVer: number): Packet | Error {
+  let p = parsers[protoVer];
+  if (p === undefined) {
+    p = makeParser(protoVer);
+    parsers[protoVer] = p;
+  }
+  decoded = null;
+  failure = null;
+  try {
+    p.parse(frame);
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+  }
+  const packet = decoded as Packet | null;
+  const err = failure as Error | null;
+  decoded = null;
+  failure = null;
+  if (err !== null || packet === null) {
+    parsers[protoVer] = undefined;
+    return err ?? new Error("incomplete packet");
+  }
+  return packet;
+}
+
+/** Serializes one packet for `protoVer`. */
+export function encodePacket(packet: Packet, protoVer: number): Buffer {
+  return mqttPacket.generate(packet, { protocolVersion: protoVer });
+}

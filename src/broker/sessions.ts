@@ -80,13 +80,13 @@ export class SessionRegistry {
       session = undefined;
     }
     if (session === undefined) {
-      session = new Session({ ...ch.client }, ch.zone, this.broker);
+      session = new Session(ch.client, ch.zone, this.broker);
       this.sessions.set(id, session);
       hooks.run("session.created", ch.client);
     } else {
       present = true;
       this.offline.delete(session);
-      session.client = { ...ch.client };
+      session.client = ch.client;
       session.zone = ch.zone;
       hooks.run("session.resumed", ch.client);
     }

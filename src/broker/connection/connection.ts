@@ -36,10 +36,6 @@ export class Connection implements ConnectionPort {
   private sawConnect = false;
   /** True once the CONNECT was handed to the channel (the protocol version is known). */
   private sawConnack = false;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.stream.uncork();
-  };
 
   constructor(
     private readonly stream: Duplex,
@@ -49,23 +45,34 @@ export class Connection implements ConnectionPort {
   ) {
     this.reader = new FrameReader(1024 * 1024);
     this.channel = deps.makeChannel(this, info);
-    stream.on("data", (chunk: Buffer) => this.onData(chunk));
-    stream.on("error", () => {
-      // ECONNRESET and friends: the close event that follows does the cleanup.
-      if (!this.closing) this.closeReason = "sock_error";
-    });
-    stream.on("close", () => this.onClose());
-    stream.on("end", () => {
-      if (!this.closing) this.closeReason = "closed";
-      stream.end();
-    });
+    // Module-level listeners find their Connection on the stream: no closures per connection.
+    (stream as OwnedStream)[OWNER] = this;
+    stream.on("data", onStreamData);
+    stream.on("error", onStreamError);
+    stream.on("close", onStreamClose);
+    stream.on("end", onStreamEnd);
+  }
+
+  /** ECONNRESET and friends: the close event that follows does the cleanup. */
+  streamError(): void {
+    if (!this.closing) this.closeReason = "sock_error";
+  }
+
+  streamEnd(): void {
+    if (!this.closing) this.closeReason = "closed";
+    this.stream.end();
+  }
+
+  uncork(): void {
+    this.corked = false;
+    this.stream.uncork();
   }
 
   setMaxInbound(bytes: number): void {
     this.reader.maxPacketSize = bytes;
   }
 
-  private onData(chunk: Buffer): void {
+  onData(chunk: Buffer): void {
     this.channel.bytesIn(chunk.length);
     if (this.closing) return;
     this.reader.push(chunk);
@@ -184,7 +191,7 @@ export class Connection implements ConnectionPort {
     if (!this.corked) {
       this.corked = true;
       this.stream.cork();
-      process.nextTick(this.uncork);
+      process.nextTick(uncorkConnection, this);
     }
     this.channel.bytesOut(buf.length);
     this.stream.write(buf);
@@ -216,9 +223,28 @@ export class Connection implements ConnectionPort {
     this.stream.once("close", () => clearTimeout(t));
   }
 
-  private onClose(): void {
+  onClose(): void {
     this.closing = true;
     this.channel.closed(this.closeReason);
     this.done(this.closeReason);
   }
+}
+
+const OWNER = Symbol("svc.connection");
+type OwnedStream = Duplex & { [OWNER]: Connection };
+
+function onStreamData(this: OwnedStream, chunk: Buffer): void {
+  this[OWNER].onData(chunk);
+}
+function onStreamError(this: OwnedStream): void {
+  this[OWNER].streamError();
+}
+function onStreamClose(this: OwnedStream): void {
+  this[OWNER].onClose();
+}
+function onStreamEnd(this: OwnedStream): void {
+  this[OWNER].streamEnd();
+}
+function uncorkConnection(c: Connection): void {
+  c.uncork();
 }

@@ -13,14 +13,17 @@ export class PacketIdAllocator {
 
   /**
    * Returns the next id after the last one handed out (wrapping 65535 -> 1)
-   * for which `inUse(id)` is false, or 0 when all 65535 ids are in use.
+   * that is not in use, or 0 when all 65535 ids are in use. `inUse` is a predicate or anything
+   * with `has(id)` (the session passes its inflight Map: no closure per session).
    * [MQTT-2.2.1-4]
    */
-  next(inUse: (id: number) => boolean): number {
+  next(inUse: ((id: number) => boolean) | { has(id: number): boolean }): number {
     let id = this.last;
+    const fn = typeof inUse === "function" ? inUse : null;
     for (let tries = 0; tries < MAX_PACKET_ID; tries++) {
       id = id === MAX_PACKET_ID ? 1 : id + 1; // never 0 [MQTT-2.2.1-4]
-      if (!inUse(id)) {
+      const used = fn !== null ? fn(id) : (inUse as { has(id: number): boolean }).has(id);
+      if (!used) {
         this.last = id;
         return id;
       }

@@ -30,7 +30,6 @@ export class Session implements SessionHandle, Subscriber {
   /** Incoming QoS 2 packet ids (PUBREC sent, PUBREL awaited) -> arrival time. */
   readonly awaitingRel = new Map<number, number>();
   private readonly pids = new PacketIdAllocator();
-  private readonly pidInUse = (id: number): boolean => this.inflight.has(id);
   private outlet: SessionOutlet | null = null;
   /** Inflight window: the zone's max_inflight lowered by the client's Receive Maximum. */
   maxInflight: number;
@@ -162,7 +161,7 @@ export class Session implements SessionHandle, Subscriber {
   }
 
   private sendInflight(d: Delivery, out: SessionOutlet): void {
-    const pid = this.pids.next(this.pidInUse);
+    const pid = this.pids.next(this.inflight);
     if (pid === 0) {
       this.enqueue(d);
       return;

@@ -9,7 +9,7 @@ import type { ConnectionInfo } from "../listeners/types.ts";
 import { matchTopic, parseSharedFilter } from "../mqtt/topic.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { Channel } from "./channel/channel.ts";
-import { Connection } from "./connection/connection.ts";
+import { Connection, type ConnectionDeps } from "./connection/connection.ts";
 import type { BrokerHooks, HookPoints } from "./hookpoints.ts";
 import { M, Metrics } from "./metrics.ts";
 import { type ClusterPort, NullCluster } from "./ports.ts";
@@ -53,13 +53,16 @@ export class Broker {
     return this.zone(zone).aclDenyAction === "disconnect";
   }
 
+  /** What every Connection needs from the broker: one object, shared by all connections. */
+  private readonly connectionDeps: ConnectionDeps = {
+    metrics: this.metrics,
+    makeChannel: (port, i) => new Channel(port, i, this, this.zone(i.zone)),
+    onError: (err) => this.logger.error({ err }, "connection handler failed"),
+  };
+
   /** A listener accepted a connection: wrap it (the listener's ConnectionHandler). */
   readonly handleConnection = (stream: Duplex, info: ConnectionInfo, closed: (reason: string) => void): void => {
-    new Connection(stream, info, closed, {
-      metrics: this.metrics,
-      makeChannel: (port, i) => new Channel(port, i, this, this.zone(i.zone)),
-      onError: (err) => this.logger.error({ err, clientid: undefined }, "connection handler failed"),
-    });
+    new Connection(stream, info, closed, this.connectionDeps);
   };
 
   /** Publishes a message: hooks, then local and remote routing. Returns the number of deliveries. */

@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import { type ManagementBind, type RunningApi, startManagementApi } from "./api/index.ts";
 import { Broker } from "./broker/broker.ts";
 import type { BrokerSettings, ZoneSettings } from "./broker/settings.ts";
+import { clusterKeys, openStore } from "./cluster/open-store.ts";
 import type { Config, ZoneConfig } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
 import type { Listener } from "./listeners/listener.ts";
@@ -21,7 +22,7 @@ import { MetricsService } from "./services/metrics.ts";
 import { NodeService } from "./services/nodes.ts";
 import { PluginService } from "./services/plugins.ts";
 import { PublishService } from "./services/publish.ts";
-import { MemoryRecords, type RecordStore } from "./services/records.ts";
+import { storeRecords } from "./services/records.ts";
 import { SessionService } from "./services/sessions.ts";
 import { SubscriptionService } from "./services/subscriptions.ts";
 import { TraceService } from "./services/trace.ts";
@@ -148,6 +149,9 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   const names = (): string[] => nodes.names();
   const listenerViews = new ListenerService(names);
   listenerViews.addSource(() => listeners.map((l) => l.info()));
+  // The node's one cluster store: management apps and users now, every shared feature later.
+  const store = openStore(config, { onError: (err) => logger.error({ err }, "cluster store error") });
+  const keys = clusterKeys(config);
   const hasher = new SecretHasher(opts.bcryptRounds);
   const services: Services = {
     clients: new ClientService(broker),
@@ -160,16 +164,28 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     sessions: new SessionService(broker),
     plugins: new PluginService(plugins, names),
     listeners: listenerViews,
-    apps: new AppService(records<StoredApp>("apps"), hasher),
-    users: new UserService(records<StoredUser>("users"), hasher, config.get("dashboard.default_user.login")),
+    apps: new AppService(
+      storeRecords<StoredApp>(store, keys.apps(), (id) => keys.app(id)),
+      hasher,
+    ),
+    users: new UserService(
+      storeRecords<StoredUser>(store, keys.users(), (name) => keys.user(name)),
+      hasher,
+      config.get("dashboard.default_user.login"),
+    ),
   };
   let management: RunningApi | undefined;
   try {
-    const warnings = await setUpCredentials(services.apps, services.users, records<SetupMarker>("meta"), {
-      appId: config.get("management.default_application.id"),
-      appSecret: config.get("management.default_application.secret"),
-      userPassword: config.get("dashboard.default_user.password"),
-    });
+    const warnings = await setUpCredentials(
+      services.apps,
+      services.users,
+      storeRecords<SetupMarker>(store, `${keys.root}mgmt/`, (id) => `${keys.root}mgmt/${id}`),
+      {
+        appId: config.get("management.default_application.id"),
+        appSecret: config.get("management.default_application.secret"),
+        userPassword: config.get("dashboard.default_user.password"),
+      },
+    );
     for (const w of warnings) logger.warn({}, w);
     // Before the MQTT listeners, so that probes see `/status` answer 503 while the node starts.
     management = await startManagementApi(
@@ -210,6 +226,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     await sys.stop();
     await plugins.stopAll();
     await management?.server.stop();
+    await store.close();
     throw err;
   }
   nodes.setState("running");
@@ -223,6 +240,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     retainer,
     sys,
     services,
+    store,
     api: api.api,
     managementPort: (name) => api.server.port(name),
     listeners,
@@ -242,17 +260,10 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       await plugins.stopAll();
       // Last: probes see 503 on /status while the node drains.
       await api.server.stop();
+      await store.close();
       logger.info({}, "node stopped");
     },
   };
   logger.info({ node: nodeName, dataDir }, "node started");
   return node;
-}
-
-/**
- * Records of the management API (applications, dashboard users).
- * TODO(cluster store): bind to the ClusterStore once src/cluster/store.ts lands.
- */
-function records<T>(_prefix: string): RecordStore<T> {
-  return new MemoryRecords<T>();
 }

@@ -3,6 +3,7 @@
 
 import type { ManagementApi, ManagementListenerName } from "./api/index.ts";
 import type { Broker } from "./broker/broker.ts";
+import type { ClusterStore } from "./cluster/store.ts";
 import type { Config, ZoneConfig } from "./config/index.ts";
 import type { Listener } from "./listeners/listener.ts";
 import type { ListenerInfo } from "./listeners/types.ts";
@@ -57,6 +58,8 @@ export interface SvcNode {
   /** Statistics, $SYS publisher, alarms, sysmon, tracer. */
   readonly sys: Sys;
   readonly services: Services;
+  /** The node's cluster store (embedded, or etcd when discovery is etcd). */
+  readonly store: ClusterStore;
   /** The management HTTP API (its Hono app answers `app.request()` in-process). */
   readonly api: ManagementApi;
   /** Bound port of a management listener; undefined when it is `off`. */

@@ -11,7 +11,7 @@ import type { CatalogueEntry } from "./route-table.ts";
 import { statusRoute } from "./status.ts";
 import { buildV2 } from "./v2/index.ts";
 import { buildV3 } from "./v3/index.ts";
-import { jsonBody, toApiError } from "./validation.ts";
+import { jsonBody, limitBody, toApiError } from "./validation.ts";
 
 export interface ManagementApi {
   app: Hono;
@@ -39,7 +39,7 @@ export function createApi(d: ApiDeps): ManagementApi {
   app.onError(onError);
   app.notFound(notFound);
   statusRoute(app, d);
-  app.use("/api/*", jsonBody);
+  app.use("/api/*", limitBody, jsonBody);
   app.route("/api/v2", v2.app);
   app.route("/api/v3", v3.app);
   app.route("/api/v4", v3.app);

@@ -4,6 +4,7 @@
 // has the wrong type or range, 109 when the body is not JSON (emqx-facts §3.1).
 
 import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { ApiError, CODE } from "./errors.ts";
@@ -12,18 +13,23 @@ const JSON_TYPE = /^application\/([\w.-]+\+)?json(\s*;.*)?$/i;
 /** Largest request body read (publish payloads included). */
 export const MAX_BODY = 4 * 1024 * 1024;
 
+/** Refuses bodies over MAX_BODY (413) before anything reads them. */
+export const limitBody: MiddlewareHandler = bodyLimit({
+  maxSize: MAX_BODY,
+  onError: () => {
+    throw new ApiError(413, CODE.badParam, `request body larger than ${MAX_BODY} bytes`);
+  },
+});
+
 /** Rewrites a POST/PUT body to `application/json` (an empty body reads as `{}`). */
 export const jsonBody: MiddlewareHandler = async (c, next) => {
   const m = c.req.method;
   if (m !== "POST" && m !== "PUT") return next();
-  const len = Number(c.req.header("content-length") ?? "0");
-  if (len > MAX_BODY) throw new ApiError(413, CODE.badParam, `request body larger than ${MAX_BODY} bytes`);
   const text = await c.req.raw.text();
-  if (text.length > MAX_BODY) throw new ApiError(413, CODE.badParam, `request body larger than ${MAX_BODY} bytes`);
-  const type = c.req.header("content-type") ?? "";
   const headers = new Headers(c.req.raw.headers);
-  if (!JSON_TYPE.test(type)) headers.set("content-type", "application/json");
+  if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) headers.set("content-type", "application/json");
   headers.delete("content-length");
+  headers.delete("transfer-encoding");
   c.req.raw = new Request(c.req.raw.url, { method: m, headers, body: text.trim() === "" ? "{}" : text });
   return next();
 };

@@ -53,7 +53,8 @@ export class AppService {
   async verify(id: string, secret: string, now = Date.now()): Promise<boolean> {
     const app = await this.records.get(id);
     const ok = await this.hasher.verify(id, secret, app?.secret_hash);
-    return ok && app !== undefined && app.status && (app.expired === NEVER || app.expired * 1000 > now);
+    if (!ok || app === undefined) return false;
+    return app.status && (app.expired === NEVER || app.expired * 1000 > now);
   }
 
   async list(): Promise<AppView[]> {
@@ -69,7 +70,7 @@ export class AppService {
   async create(a: NewApp): Promise<{ secret: string } | "exists"> {
     if ((await this.records.get(a.app_id)) !== undefined) return "exists";
     const secret = a.secret ?? randomBytes(24).toString("base64url");
-    await this.records.put(a.app_id, {
+    const created = await this.records.insert(a.app_id, {
       app_id: a.app_id,
       name: a.name ?? a.app_id,
       desc: a.desc ?? "",
@@ -77,6 +78,7 @@ export class AppService {
       expired: a.expired ?? NEVER,
       secret_hash: await this.hasher.hash(secret),
     });
+    if (!created) return "exists";
     this.hasher.forget();
     return { secret };
   }

@@ -1,5 +1,5 @@
-// Secrets of management applications and dashboard users: bcrypt hashes (never the secret
-// itself), a check that costs the same whether or not the id exists, and a short cache of
+// Secrets of management applications and dashboard users: bcrypt hashes of their SHA-256 digest
+// (never the secret itself), a check that costs the same whether or not the id exists, and a short cache of
 // successful checks so that every API request does not pay a bcrypt round. The cache keys are
 // SHA-256 digests of `id:secret`, never the secret; any change to the records clears it, and an
 // entry lives CACHE_TTL at most (so a change made on another node applies within that time).
@@ -20,7 +20,7 @@ export class SecretHasher {
   constructor(readonly rounds = DEFAULT_ROUNDS) {}
 
   hash(secret: string): Promise<string> {
-    return hash(secret, this.rounds);
+    return hash(prehash(secret), this.rounds);
   }
 
   /** Compares `secret` with `stored` (undefined = unknown id: compared with a dummy hash). */
@@ -32,7 +32,7 @@ export class SecretHasher {
       this.cache.delete(key);
     }
     this.dummy ??= this.hash("svc-no-such-id");
-    const ok = await compare(secret, stored ?? (await this.dummy));
+    const ok = await compare(prehash(secret), stored ?? (await this.dummy));
     if (ok && stored !== undefined) {
       if (this.cache.size > 1000) this.cache.clear();
       this.cache.set(key, Date.now() + CACHE_TTL);
@@ -44,6 +44,11 @@ export class SecretHasher {
   forget(): void {
     this.cache.clear();
   }
+}
+
+/** bcrypt reads 72 bytes at most: a SHA-256 digest first makes every byte of a secret count. */
+function prehash(secret: string): string {
+  return createHash("sha256").update(secret).digest("base64");
 }
 
 function digest(id: string, secret: string): string {

@@ -44,7 +44,12 @@ export class UserService {
 
   async create(username: string, password: string, tags = ""): Promise<"ok" | "exists"> {
     if ((await this.records.get(username)) !== undefined) return "exists";
-    await this.records.put(username, { username, tags, password_hash: await this.hasher.hash(password) });
+    const created = await this.records.insert(username, {
+      username,
+      tags,
+      password_hash: await this.hasher.hash(password),
+    });
+    if (!created) return "exists";
     this.hasher.forget();
     return "ok";
   }

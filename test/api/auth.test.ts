@@ -161,6 +161,28 @@ describe("management API authentication", () => {
     expectError(await req(node(), "GET", "/api/v2/monitoring/nodes", { auth: [user, "second"] }), 401, 103);
   });
 
+  it("a failing credential store answers 503 {message}, never 500", async () => {
+    const apps = node().services.apps;
+    const verify = apps.verify;
+    apps.verify = () => Promise.reject(new Error("store down"));
+    try {
+      const a = await req(node(), "GET", "/api/v3/brokers");
+      expect(a.status).toBe(503);
+      expect(a.body).toEqual({ message: "credential store unavailable" });
+    } finally {
+      apps.verify = verify;
+    }
+    expect((await req(node(), "GET", "/api/v3/brokers")).status).toBe(200);
+  });
+
+  it("secrets longer than bcrypt's 72 bytes count in full", async () => {
+    const id = `long${uid()}`;
+    const secret = `${"s".repeat(80)}-tail`;
+    await req(node(), "POST", "/api/v3/apps", { body: { app_id: id, secret } });
+    expect((await req(node(), "GET", "/api/v3/brokers", { auth: [id, secret] })).status).toBe(200);
+    expectError(await req(node(), "GET", "/api/v3/brokers", { auth: [id, `${"s".repeat(80)}-other`] }), 401, 103);
+  });
+
   it("the OpenAPI document is served without credentials from the same schemas", async () => {
     const a = await req(node(), "GET", "/api/v4/openapi.json", { auth: null });
     expect(a.status).toBe(200);

@@ -10,6 +10,7 @@ export { connect, offline, persistent, uid, useNode, waitUntil } from "../confor
 
 export type JsonType = "string" | "int" | "number" | "boolean" | "array" | "object" | "null";
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the tests
 export interface Answer<T = any> {
   status: number;
   headers: Headers;

@@ -119,6 +119,8 @@ describe("HTTP publish, subscribe, unsubscribe", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
     expect(form.body).toEqual({ code: 0 });
+    const huge = await post("/api/v3/mqtt/publish", { topic: "big/x", payload: "x".repeat(5 * 1024 * 1024) });
+    expectError(huge, 413, 108);
   });
 
   it("subscribe / unsubscribe act for a connected client; 112 when it is not online", async () => {

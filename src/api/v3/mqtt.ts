@@ -79,7 +79,7 @@ function topicsOf(b: { topic?: string; topics?: string }): string[] {
   throw missingParam("topic");
 }
 
-/** Publishes one body; the first topic's outcome or an ApiError. */
+/** Publishes one body (one message per topic); throws the ApiError of a refused body. */
 export function publishOne(d: ApiDeps, b: PublishInput, defaultPublisher = DEFAULT_PUBLISHER): void {
   const topics = topicsOf(b);
   const payload = b.payload === undefined || typeof b.payload === "string" ? b.payload : JSON.stringify(b.payload);

@@ -81,6 +81,14 @@ export const METRIC_NAMES = [
   "delivery.dropped.expired",
   "packets.malformed",
   "packets.publish.resent",
+  // Access control (bumped by the auth features, not the core): the username provider's own
+  // counters beside the spec's auth.clientid.*, and the family's ACL decision counters.
+  "auth.username.success",
+  "auth.username.failure",
+  "auth.username.ignore",
+  "client.acl.allow",
+  "client.acl.deny",
+  "client.acl.cache_hit",
 ] as const;
 
 export type MetricName = (typeof METRIC_NAMES)[number];

@@ -44,7 +44,7 @@ export class Retainer implements Plugin {
         ? new MemoryRetainedStore()
         : new DiscRetainedStore(join(this.settings.dataDir, "retainer"));
     const hooks = this.broker.hooks;
-    hooks.add("message.publish", (msg: Message) => this.onPublish(msg), PRIORITY.retainer, OWNER);
+    hooks.add("message.publish", (msg: Message) => this.onPublish(msg, false), PRIORITY.retainer, OWNER);
     hooks.add(
       "session.subscribed",
       (_c: ClientInfo, filter: string, opts: SubOpts, isNew: boolean, s: SessionHandle) =>
@@ -60,7 +60,7 @@ export class Retainer implements Plugin {
     this.store = null;
   }
 
-  private onPublish(msg: Message): undefined {
+  private onPublish(msg: Message, replica = false): undefined {
     if (!msg.retain || this.store === null) return;
     const store = this.store;
     if (msg.payload.length === 0) {
@@ -79,7 +79,7 @@ export class Retainer implements Plugin {
     if (msg.expiresAt === 0 && this.settings.expiryInterval > 0) {
       msg = { ...msg, expiresAt: msg.timestamp + this.settings.expiryInterval };
     }
-    this.broker.metrics.inc(M.messagesRetained);
+    if (!replica) this.broker.metrics.inc(M.messagesRetained);
     store.put(msg);
   }
 
@@ -94,6 +94,24 @@ export class Retainer implements Plugin {
       }
       s.deliverRetained(m, opts);
     }
+  }
+
+  // ---- cluster replica ------------------------------------------------------------------------
+
+  /** A retained message published on another node: stored (or deleted) as if published here. */
+  storeReplica(msg: Message): void {
+    this.onPublish(msg, true);
+  }
+
+  /** Every retained message held here (another node fetches them when it joins). */
+  all(): Message[] {
+    const store = this.store;
+    if (store === null) return [];
+    const now = Date.now();
+    return store
+      .topics()
+      .map((t) => store.get(t) as Message)
+      .filter((m) => m.expiresAt === 0 || m.expiresAt > now);
   }
 
   // ---- service-layer views (retainer info|topics|clean) --------------------------------------

@@ -194,6 +194,11 @@ export class Channel implements SessionOutlet {
     return this.conn.writable();
   }
 
+  /** The socket caught up: send what the session queued meanwhile. */
+  writableAgain(): void {
+    if (this.state === "connected") this.session?.drain();
+  }
+
   // ---- closing --------------------------------------------------------------------------------
 
   /** Server-initiated disconnect: DISCONNECT with `rc` to 5.0 clients [MQTT-3.14.0-1], then close. */

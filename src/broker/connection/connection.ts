@@ -51,6 +51,7 @@ export class Connection implements ConnectionPort {
     stream.on("error", onStreamError);
     stream.on("close", onStreamClose);
     stream.on("end", onStreamEnd);
+    stream.on("drain", onStreamDrain);
   }
 
   /** ECONNRESET and friends: the close event that follows does the cleanup. */
@@ -61,6 +62,11 @@ export class Connection implements ConnectionPort {
   streamEnd(): void {
     if (!this.closing) this.closeReason = "closed";
     this.stream.end();
+  }
+
+  /** The socket's write buffer drained: what waited for it can go out. */
+  writableAgain(): void {
+    if (!this.closing) this.channel.writableAgain();
   }
 
   uncork(): void {
@@ -244,6 +250,9 @@ function onStreamClose(this: OwnedStream): void {
 }
 function onStreamEnd(this: OwnedStream): void {
   this[OWNER].streamEnd();
+}
+function onStreamDrain(this: OwnedStream): void {
+  this[OWNER].writableAgain();
 }
 function uncorkConnection(c: Connection): void {
   c.uncork();

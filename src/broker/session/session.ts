@@ -131,8 +131,10 @@ export class Session implements SessionHandle, Subscriber {
       return;
     }
     if (qos === 0) {
-      if (!out.writable()) {
-        this.drop(msg, "busy", M.deliveryDropped);
+      // A socket that does not keep up: QoS 0 waits in the (bounded) queue like QoS 1/2 and goes
+      // out when the socket drains, in order with what is already queued.
+      if (this.mqueue.length > 0 || !out.writable()) {
+        this.enqueue(d);
         return;
       }
       if (out.sendPublish(d, 0, false)) this.delivered++;
@@ -188,6 +190,7 @@ export class Session implements SessionHandle, Subscriber {
         continue;
       }
       if (head.qos === 0) {
+        if (!out.writable()) break;
         this.mqueue.shift();
         if (out.sendPublish(head, 0, false)) this.delivered++;
         continue;

@@ -1,0 +1,253 @@
+// The brokers under test, each started fresh in its own process for every scenario run:
+//   svc        node bin/svc.js start (dist/ must be built), defaults plus the overrides below
+//   aedes      bench/peers/aedes-server.js (Aedes defaults, plain TCP server)
+//   mosquitto  Debian's mosquitto binary with a generated configuration (below)
+// Each listens on 127.0.0.1 on a free port. startBroker() resolves with { name, pid, port, stop }.
+
+import { execFileSync, spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { spawnWithNofile, stopChild } from "../procs.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export const ALL_PEERS = ["svc", "aedes", "mosquitto"];
+
+/**
+ * svc settings the bench changes, besides the listener address and data dir (listeners other than
+ * MQTT/TCP, the management API and the dashboard are switched off so that no fixed port is bound):
+ * - zone.external.max_mqueue_len = 10000 (default 1000): the same queue bound as Mosquitto's
+ *   max_queued_messages below.
+ * - listener.tcp.external.max_conn_rate = 0 (default 1000/s), for the connection-rate and memory
+ *   scenarios only: the default rate limit would be the figure otherwise.
+ */
+export const SVC_SETTINGS = { "zone.external.max_mqueue_len": "10000" };
+export const SVC_CONN_SETTINGS = { "listener.tcp.external.max_conn_rate": "0" };
+
+/**
+ * Mosquitto's configuration, chosen to match svc's defaults: in-flight window 32 (svc
+ * zone.max_inflight = 32), queue 10,000 messages per client (svc as configured above), no
+ * persistence (svc keeps sessions in memory), Nagle off (svc listener nodelay = true), no
+ * connection limit, logging limited to errors and warnings (svc logs nothing per connection at
+ * its default level).
+ */
+export function mosquittoConf(port) {
+  return [
+    `listener ${port} 127.0.0.1`,
+    "allow_anonymous true",
+    "persistence false",
+    "max_inflight_messages 32",
+    "max_queued_messages 10000",
+    "max_queued_bytes 0",
+    "max_connections -1",
+    "set_tcp_nodelay true",
+    "log_dest stderr",
+    "log_type error",
+    "log_type warning",
+    "",
+  ].join("\n");
+}
+
+export function mosquittoPath() {
+  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/sbin", "/usr/local/sbin", "/sbin"];
+  for (const d of dirs) {
+    if (!d) continue;
+    const p = join(d, "mosquitto");
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {}
+  }
+  return null;
+}
+
+/** Versions of the brokers (null when unavailable). */
+export function brokerVersions() {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  let git = "";
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: ROOT, encoding: "utf8" }).trim();
+    git = ` (${sha}${dirty ? ", src modified" : ""})`;
+  } catch {}
+  let aedes = null;
+  try {
+    aedes = JSON.parse(readFileSync(join(ROOT, "node_modules", "aedes", "package.json"), "utf8")).version;
+  } catch {}
+  let mosquitto = null;
+  const mp = mosquittoPath();
+  if (mp) {
+    const out = spawnSync(mp, ["-h"], { encoding: "utf8" });
+    mosquitto = /mosquitto version (\S+)/.exec(`${out.stdout}${out.stderr}`)?.[1] ?? "unknown";
+  }
+  return { svc: `${pkg.version}${git}`, aedes, mosquitto };
+}
+
+/** Keys the built svc knows (unknown keys stop svc at start, so optional ones are checked). */
+function svcKnows(key) {
+  try {
+    return readFileSync(join(ROOT, "dist", "config", "schema.js"), "utf8").includes(`"${key}"`);
+  } catch {
+    return false;
+  }
+}
+
+function tail(s) {
+  return s.length > 2000 ? `...${s.slice(-2000)}` : s;
+}
+
+/**
+ * Starts one broker. `dir`: a temp dir for its data/config; `connScenario`: the connection-rate
+ * or memory scenario runs (svc: no connection rate limit); `nofile`: open files it may need;
+ * `profDir`: svc only, write a V8 CPU profile there.
+ */
+export async function startBroker(name, { dir, connScenario = false, nofile = 4096, profDir = "" }) {
+  if (name === "svc") return startSvc({ dir, connScenario, nofile, profDir });
+  if (name === "aedes") return startAedes({ nofile });
+  if (name === "mosquitto") return startMosquitto({ dir, nofile });
+  throw new Error(`unknown broker ${name}`);
+}
+
+/** Collects a child's output (bounded) and resolves when `match` finds what it waits for. */
+function waitForOutput(child, streams, match, what, timeoutMs = 30000) {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let done = false;
+    const timer = setTimeout(
+      () => finish(new Error(`${what}: not ready after ${timeoutMs} ms: ${tail(out)}`)),
+      timeoutMs,
+    );
+    const finish = (err, value) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(value);
+    };
+    for (const s of streams) {
+      s.on("data", (d) => {
+        if (out.length < 65536) out += d;
+        if (!done) {
+          const v = match(out);
+          if (v !== undefined) finish(null, v);
+        }
+      });
+    }
+    child.once("exit", (code, sig) =>
+      finish(new Error(`${what} exited (${code ?? sig}) before it was ready: ${tail(out)}`)),
+    );
+  });
+}
+
+function handle(name, child, port) {
+  return { name, pid: child.pid, port, child, stop: () => stopChild(child, 5000) };
+}
+
+async function startSvc({ dir, connScenario, nofile, profDir }) {
+  if (!existsSync(join(ROOT, "dist", "cli", "svc.js"))) throw new Error("svc is not built: run `npm run build` first");
+  const conf = join(dir, "svc.conf");
+  writeFileSync(conf, "# bench: defaults only; overrides on the command line\n");
+  const settings = {
+    "node.data_dir": join(dir, "data"),
+    "listener.tcp.external": "127.0.0.1:0",
+    "listener.ssl.external": "off",
+    "listener.ws.external": "off",
+    "listener.wss.external": "off",
+    ...SVC_SETTINGS,
+    ...(connScenario ? SVC_CONN_SETTINGS : {}),
+  };
+  for (const k of ["management.listener.http", "management.listener.http_v2", "dashboard.listener.http"]) {
+    if (svcKnows(k)) settings[k] = "off";
+  }
+  if (svcKnows("rpc.tcp_server_port")) settings["rpc.tcp_server_port"] = "0";
+  const args = [
+    ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
+    join(ROOT, "bin", "svc.js"),
+    "start",
+    "--config",
+    conf,
+    ...Object.entries(settings).flatMap(([k, v]) => ["--set", `${k}=${v}`]),
+  ];
+  // No SVC_* variable of the caller's environment leaks into the broker.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SVC_")));
+  const child = spawnWithNofile(process.execPath, args, nofile, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const port = await waitForOutput(
+    child,
+    [child.stdout, child.stderr],
+    (out) => {
+      const m = /"listener":"mqtt:tcp:external","host":"[^"]+","port":(\d+)/.exec(out);
+      return m ? Number(m[1]) : undefined;
+    },
+    "svc",
+  );
+  return handle("svc", child, port);
+}
+
+async function startAedes({ nofile }) {
+  const child = spawnWithNofile(process.execPath, [join(ROOT, "bench", "peers", "aedes-server.js")], nofile, {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const port = await waitForOutput(
+    child,
+    [child.stdout, child.stderr],
+    (out) => {
+      const m = /"port":(\d+)/.exec(out);
+      return m ? Number(m[1]) : undefined;
+    },
+    "aedes",
+  );
+  return handle("aedes", child, port);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: "127.0.0.1", port });
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once("error", () => resolve(false));
+  });
+}
+
+async function startMosquitto({ dir, nofile }) {
+  const bin = mosquittoPath();
+  if (!bin) throw new Error("mosquitto is not on PATH");
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const conf = join(dir, "mosquitto.conf");
+    writeFileSync(conf, mosquittoConf(port));
+    const child = spawnWithNofile(bin, ["-c", conf], nofile, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const onData = (d) => {
+      if (out.length < 65536) out += d;
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    let exited = false;
+    child.once("exit", () => {
+      exited = true;
+    });
+    const deadline = Date.now() + 10000;
+    while (!exited && Date.now() < deadline) {
+      if (await canConnect(port)) return handle("mosquitto", child, port);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await stopChild(child, 1000);
+    // The free port may have been taken in between: try again a few times.
+    if (attempt >= 2) throw new Error(`mosquitto did not start: ${tail(out)}`);
+  }
+}

@@ -1,0 +1,119 @@
+// Renders bench results (the records of bench/results/latest.jsonl) as Markdown: the machine, one
+// table with each figure per broker and svc's ratio to each peer, a legend and notes. Used by
+// bench/run.js (terminal) and bench/readme.js (README section).
+
+import { describe } from "./scenarios.js";
+
+export const LEGEND = [
+  "ratio: svc's advantage over the peer, measured in the same run (> 1.00x: svc better; throughput svc/peer, latency p99 and memory peer/svc).",
+  "client-bound: a load-generator process used more than 90% of a core in the measured window; the figure may understate the broker.",
+  "machine-bound: the broker used less than 90% of a core while broker and load generators together used more than 90% of all cores.",
+  "FAILED: a QoS 1/2 message was lost, or any message duplicated, or a publish left unacknowledged, or a connection refused; such a run gives no figure.",
+  "Deliveries/s: PUBLISH packets received by all subscribers per second of the measured window. QoS 0 losses (a broker may drop QoS 0 under overload) are in the JSON lines.",
+];
+
+export function machineLine(m) {
+  const peers = [
+    `svc ${m.versions.svc}`,
+    m.versions.aedes ? `Aedes ${m.versions.aedes}` : null,
+    m.versions.mosquitto ? `Mosquitto ${m.versions.mosquitto}` : null,
+  ].filter(Boolean);
+  return (
+    `${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB, ${m.os} ${m.kernel}, node ${m.node}; ${peers.join(", ")}; ` +
+    `${m.duration_s} s per scenario, MQTT 3.1.1 over loopback, ${m.date}`
+  );
+}
+
+function rowKey(r) {
+  return `${r.scenario}|${r.qos}|${r.payload}|${r.count ?? ""}`;
+}
+
+function metricLabel(r) {
+  switch (r.kind) {
+    case "flow":
+      return "deliveries/s";
+    case "latency":
+      return "latency ms p50 / p99 / p99.9";
+    case "conn":
+      return "CONNACKs/s";
+    case "memory":
+      return "RSS per connection";
+    default:
+      return r.metric;
+  }
+}
+
+function fmtValue(r) {
+  if (r.kind === "latency") return [r.p50, r.p99, r.p999].map((x) => (x == null ? "-" : x.toFixed(2))).join(" / ");
+  if (r.kind === "memory") return `${(r.value / 1024).toFixed(1)} KB (RSS ${Math.round(r.rss_after / 2 ** 20)} MB)`;
+  return Math.round(r.value).toLocaleString("en");
+}
+
+export function cell(r) {
+  if (!r) return "";
+  if (r.status === "failed") {
+    const parts = [];
+    if (r.lost) parts.push(`lost ${r.lost.toLocaleString("en")}`);
+    if (r.dups) parts.push(`dup ${r.dups.toLocaleString("en")}`);
+    if (r.unexpected) parts.push(`unexpected ${r.unexpected.toLocaleString("en")}`);
+    if (r.unacked) parts.push(`unacked ${r.unacked.toLocaleString("en")}`);
+    if (r.errors) parts.push(`refused/failed connections ${r.errors.toLocaleString("en")}`);
+    return `FAILED (${parts.join(", ") || "see notes"})`;
+  }
+  if (r.status === "error") return "error (see notes)";
+  if (r.status === "skipped") return "skipped (see notes)";
+  const flags = [r.client_bound ? "client-bound" : null, r.machine_bound ? "machine-bound" : null].filter(Boolean);
+  return flags.length ? `${fmtValue(r)} (${flags.join(", ")})` : fmtValue(r);
+}
+
+export function ratio(svc, peer) {
+  if (!svc || !peer || svc.status !== "ok" || peer.status !== "ok") return "";
+  if (!(svc.value > 0) || !(peer.value > 0)) return "";
+  const x = svc.better === "lower" ? peer.value / svc.value : svc.value / peer.value;
+  return `${x.toFixed(2)}x`;
+}
+
+/** Markdown for a list of records (one `type: "machine"` record, then `type: "result"` ones). */
+export function renderReport(records) {
+  const machine = records.find((r) => r.type === "machine");
+  const results = records.filter((r) => r.type === "result");
+  const peers = machine?.peers ?? [...new Set(results.map((r) => r.broker))];
+  const others = peers.includes("svc") ? peers.filter((p) => p !== "svc") : [];
+  const rows = new Map();
+  for (const r of results) {
+    const k = rowKey(r);
+    if (!rows.has(k)) rows.set(k, { first: r, by: {} });
+    rows.get(k).by[r.broker] = r;
+  }
+  const lines = [];
+  if (machine) lines.push(`Machine: ${machineLine(machine)}.`, "");
+  const caveats = [];
+  if (machine && machine.duration_s < 5) caveats.push(`${machine.duration_s} s per scenario`);
+  for (const a of ["--only", "--qos", "--peers"]) {
+    if (machine?.args?.includes(a)) caveats.push(`${a} ${machine.args[machine.args.indexOf(a) + 1]}`);
+  }
+  if (caveats.length) lines.push(`**Partial or short run (${caveats.join(", ")}): not representative.**`, "");
+  const head = ["scenario", "QoS", "figure", ...peers, ...others.map((p) => `svc vs ${p}`)];
+  lines.push(`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`);
+  const notes = [];
+  for (const { first, by } of rows.values()) {
+    const label = describe({ key: first.scenario, payload: first.payload, rate: first.rate, count: first.count });
+    const cols = [
+      label,
+      first.qos ?? "-",
+      metricLabel(first),
+      ...peers.map((p) => cell(by[p])),
+      ...others.map((p) => ratio(by.svc, by[p])),
+    ];
+    lines.push(`| ${cols.join(" | ")} |`);
+    for (const p of peers) {
+      const r = by[p];
+      if (r && r.status !== "ok" && r.note)
+        notes.push(`${label}${first.qos == null ? "" : `, QoS ${first.qos}`}, ${p}: ${r.note}`);
+    }
+  }
+  lines.push("", ...LEGEND.filter((l) => others.length > 0 || !l.startsWith("ratio")).map((l) => `- ${l}`));
+  if (machine?.settings) lines.push("", ...machine.settings.map((l) => `- ${l}`));
+  if (notes.length) lines.push("", "Notes:", ...notes.map((n) => `- ${n}`));
+  return lines.join("\n");
+}

@@ -4,16 +4,24 @@
 
 import { mkdirSync } from "node:fs";
 import { type ManagementBind, type RunningApi, startManagementApi } from "./api/index.ts";
+import { clientidProvider } from "./auth/clientid-provider.ts";
+import { AccessControl, type AccessControlSettings, type ZoneAccess } from "./auth/index.ts";
+import { PskFilePlugin } from "./auth/psk-file.ts";
+import { usernameProvider } from "./auth/username-provider.ts";
 import { Broker } from "./broker/broker.ts";
 import type { BrokerSettings, ZoneSettings } from "./broker/settings.ts";
+import type { ClusterNode } from "./cluster/cluster-node.ts";
 import { clusterKeys, openStore } from "./cluster/open-store.ts";
-import type { Config, ZoneConfig } from "./config/index.ts";
+import { type Config, ConfigError, type ZoneConfig } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
 import type { Listener } from "./listeners/listener.ts";
 import type { Services, SvcNode } from "./node.ts";
 import { PluginRegistry } from "./plugins/registry.ts";
 import { Retainer } from "./retainer/retainer.ts";
+import { AclService } from "./services/acl.ts";
 import { AppService, type StoredApp } from "./services/apps.ts";
+import { AuthEntryService } from "./services/auth-entries.ts";
+import { BannedService } from "./services/banned.ts";
 import { ClientService } from "./services/clients.ts";
 import { SecretHasher, type SetupMarker, setUpCredentials } from "./services/credentials.ts";
 import { ListenerService } from "./services/listeners.ts";
@@ -28,6 +36,7 @@ import { SubscriptionService } from "./services/subscriptions.ts";
 import { TraceService } from "./services/trace.ts";
 import { type StoredUser, UserService } from "./services/users.ts";
 import { type SysSettings, startSys } from "./sys/index.ts";
+import { VERSION } from "./sys/node-info.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
@@ -99,6 +108,30 @@ export function sysSettings(config: Config): SysSettings {
   };
 }
 
+/** The access-control settings: ACL file and cache, per-zone switches, ban sweep period. */
+export function accessSettings(config: Config, tickInterval: number): AccessControlSettings {
+  const zones = new Map<string, ZoneAccess>();
+  return {
+    acl: {
+      file: config.get("acl_file"),
+      nomatch: config.get("acl_nomatch"),
+      cacheEnabled: config.get("enable_acl_cache"),
+      cacheMaxSize: config.get("acl_cache_max_size"),
+      cacheTtl: config.get("acl_cache_ttl"),
+    },
+    zone(name) {
+      let z = zones.get(name);
+      if (z === undefined) {
+        const c = config.zone(name);
+        z = { enableAcl: c.enableAcl, enableBan: c.enableBan, bypassAuthPlugins: c.bypassAuthPlugins };
+        zones.set(name, z);
+      }
+      return z;
+    },
+    banSweepInterval: tickInterval,
+  };
+}
+
 export interface StartOptions {
   logger?: RootLogger;
   /** Sweep period override (tests use a short one). */
@@ -128,6 +161,11 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   if (opts.tickInterval !== undefined) settings.tickInterval = opts.tickInterval;
   const broker = new Broker(settings, logger);
   const plugins = new PluginRegistry(dataDir, logger);
+  // The node's one cluster store: management apps and users, bans and auth data now, every shared
+  // feature later. Opened before the plugins load: the auth providers read it.
+  const store = openStore(config, { onError: (err) => logger.error({ err }, "cluster store error") });
+  const keys = clusterKeys(config);
+  const access = new AccessControl(broker, store, keys, accessSettings(config, settings.tickInterval), logger);
   const retainer = new Retainer(broker, {
     storageType: config.get("retainer.storage_type"),
     maxRetainedMessages: config.get("retainer.max_retained_messages"),
@@ -136,7 +174,31 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     dataDir,
   });
   plugins.register(retainer);
-  await plugins.loadAtStart(DEFAULT_PLUGINS);
+  // Authentication providers: the chain order is the order they are started in.
+  const providerDeps = {
+    chain: access.chain,
+    store,
+    keys,
+    metrics: broker.metrics,
+    logger,
+    etcDir: config.get("plugins.etc_dir"),
+    bcryptRounds: opts.bcryptRounds,
+  };
+  const authClientid = clientidProvider({ ...providerDeps, hash: config.get("auth.client.password_hash") });
+  const authUsername = usernameProvider({ ...providerDeps, hash: config.get("auth.user.password_hash") });
+  const psk = new PskFilePlugin({
+    path: config.get("psk.file.path"),
+    delimiter: config.get("psk.file.delimiter"),
+    logger,
+  });
+  for (const p of [authClientid, authUsername, psk]) plugins.register(p);
+  try {
+    await plugins.loadAtStart(DEFAULT_PLUGINS);
+  } catch (err) {
+    await plugins.stopAll();
+    await store.close();
+    throw err;
+  }
 
   const listeners: Listener[] = [];
   broker.start();
@@ -149,12 +211,9 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   const names = (): string[] => nodes.names();
   const listenerViews = new ListenerService(names);
   listenerViews.addSource(() => listeners.map((l) => l.info()));
-  // The node's one cluster store: management apps and users now, every shared feature later.
-  const store = openStore(config, { onError: (err) => logger.error({ err }, "cluster store error") });
-  const keys = clusterKeys(config);
   const hasher = new SecretHasher(opts.bcryptRounds);
   const services: Services = {
-    clients: new ClientService(broker),
+    clients: new ClientService(broker, access.acl.caches),
     subscriptions: new SubscriptionService(broker),
     publish: new PublishService(broker),
     metrics: new MetricsService(broker, sys),
@@ -173,9 +232,16 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       hasher,
       config.get("dashboard.default_user.login"),
     ),
+    banned: new BannedService(access.bans),
+    authClientid: new AuthEntryService(authClientid.credentials),
+    authUsername: new AuthEntryService(authUsername.credentials),
+    acl: new AclService(access.acl),
   };
   let management: RunningApi | undefined;
+  let cluster: ClusterNode | null = null;
   try {
+    // Bans and the ACL rules (a rule file that does not parse stops the start with file:line).
+    await access.start();
     const warnings = await setUpCredentials(
       services.apps,
       services.users,
@@ -187,6 +253,23 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       },
     );
     for (const w of warnings) logger.warn({}, w);
+    if (config.get("cluster.discovery") === "etcd") {
+      // Loaded only when clustered: a single node never loads the link and membership code.
+      const { ClusterNode } = await import("./cluster/cluster-node.ts");
+      cluster = new ClusterNode({
+        broker,
+        store,
+        keys,
+        nodeName: config.get("node.name"),
+        cookie: config.get("node.cookie"),
+        bind: { host: "0.0.0.0", port: config.get("rpc.tcp_server_port") },
+        ttlMs: config.get("cluster.etcd.node_ttl"),
+        version: VERSION,
+        retained: retainer,
+        logger,
+      });
+      await cluster.start();
+    }
     // Before the MQTT listeners, so that probes see `/status` answer 503 while the node starts.
     management = await startManagementApi(
       { services, maxRowLimit: config.get("management.max_row_limit"), logger },
@@ -194,6 +277,9 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       logger,
     );
     for (const l of config.listeners()) {
+      const psked = l.pskCiphers !== undefined && l.pskCiphers.length > 0;
+      if (psked && l.ciphers !== undefined && l.ciphers.length > 0)
+        throw new ConfigError(`listener.${l.kind}.${l.name}: psk_ciphers and ciphers cannot both be set`);
       const listener = createListener(
         {
           kind: l.kind,
@@ -209,7 +295,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
           verify: l.verify,
           failIfNoPeerCert: l.failIfNoPeerCert,
           tlsVersions: l.tlsVersions,
-          ciphers: l.ciphers?.join(":"),
+          ciphers: (psked ? l.pskCiphers : l.ciphers)?.join(":"),
+          pskCallback: psked ? psk.lookup : undefined,
           mqttPath: l.mqttPath,
           handshakeTimeout: l.handshakeTimeout,
           acceptors: l.acceptors,
@@ -224,7 +311,9 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     for (const l of listeners) await l.stop();
     broker.stop();
     await sys.stop();
+    await cluster?.stop();
     await plugins.stopAll();
+    await access.stop();
     await management?.server.stop();
     await store.close();
     throw err;
@@ -239,6 +328,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     plugins,
     retainer,
     sys,
+    cluster,
     services,
     store,
     api: api.api,
@@ -257,7 +347,10 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       for (const l of listeners) await l.stop();
       // After the broker: the shutdown's client disconnections still reach $SYS and the traces.
       await sys.stop();
+      // Deregisters: this node's routes and registrations leave the cluster with its lease.
+      await cluster?.stop();
       await plugins.stopAll();
+      await access.stop();
       // Last: probes see 503 on /status while the node drains.
       await api.server.stop();
       await store.close();

@@ -3,13 +3,17 @@
 
 import type { ManagementApi, ManagementListenerName } from "./api/index.ts";
 import type { Broker } from "./broker/broker.ts";
+import type { ClusterNode } from "./cluster/cluster-node.ts";
 import type { ClusterStore } from "./cluster/store.ts";
 import type { Config, ZoneConfig } from "./config/index.ts";
 import type { Listener } from "./listeners/listener.ts";
 import type { ListenerInfo } from "./listeners/types.ts";
 import type { PluginRegistry } from "./plugins/registry.ts";
 import type { Retainer } from "./retainer/retainer.ts";
+import type { AclService } from "./services/acl.ts";
 import type { AppService } from "./services/apps.ts";
+import type { AuthEntryService } from "./services/auth-entries.ts";
+import type { BannedService } from "./services/banned.ts";
 import type { ClientService } from "./services/clients.ts";
 import type { ListenerService } from "./services/listeners.ts";
 import type { LogService } from "./services/log.ts";
@@ -46,6 +50,14 @@ export interface Services {
   apps: AppService;
   /** Dashboard users (v2 API credentials, `/users`). */
   users: UserService;
+  /** Bans (`/banned`). */
+  banned: BannedService;
+  /** svc_auth_clientid credentials (`/auth_clientid`). */
+  authClientid: AuthEntryService;
+  /** svc_auth_username credentials (`/auth_username`). */
+  authUsername: AuthEntryService;
+  /** ACL file reload, every client's ACL cache. */
+  acl: AclService;
 }
 
 /** A running node, as wired by main.ts's startNode(). */
@@ -60,6 +72,8 @@ export interface SvcNode {
   readonly services: Services;
   /** The node's cluster store (embedded, or etcd when discovery is etcd). */
   readonly store: ClusterStore;
+  /** Membership, routes and forwarding when the node is clustered (discovery = etcd), else null. */
+  readonly cluster: ClusterNode | null;
   /** The management HTTP API (its Hono app answers `app.request()` in-process). */
   readonly api: ManagementApi;
   /** Bound port of a management listener; undefined when it is `off`. */

@@ -1,0 +1,225 @@
+// A node's membership in an etcd-backed cluster, and the broker's ClusterPort: registers the node,
+// keeps the cluster route table, forwards each published message once to every other node with a
+// matching route (the receiver delivers locally only: broker.dispatch), replicates retained
+// messages to every node so a subscriber anywhere gets them, and answers other nodes' calls.
+
+import type { Broker } from "../broker/broker.ts";
+import { M } from "../broker/metrics.ts";
+import type { ClusterPort } from "../broker/ports.ts";
+import type { Message } from "../broker/types.ts";
+import type { Logger } from "../telemetry/logger.ts";
+import type { ClusterKeys } from "./keys.ts";
+import { NodeLink } from "./link/node-link.ts";
+import { Membership, type NodeRecord } from "./membership.ts";
+import { RemoteRoutes } from "./remote-routes.ts";
+import { RouteSync } from "./route-sync.ts";
+import type { ClusterStore } from "./store.ts";
+
+/** What the cluster needs from the retainer, so retained messages are cluster-wide. */
+export interface RetainedReplica {
+  /** Stores a retained message published on another node (no hooks, no routing). */
+  storeReplica(msg: Message): void;
+  /** Every retained message of this node (a joining node fetches them). */
+  all(): Message[];
+}
+
+export interface ClusterNodeOptions {
+  broker: Broker;
+  store: ClusterStore;
+  keys: ClusterKeys;
+  nodeName: string;
+  cookie: string;
+  /** Where the inter-node link listens; the advertised host is the node name's host part. */
+  bind: { host: string; port: number };
+  ttlMs: number;
+  version: string;
+  retained: RetainedReplica;
+  logger: Logger;
+}
+
+/** Remote procedure handlers other nodes may call, by method name. */
+export type CallHandler = (from: string, args: unknown) => Promise<unknown> | unknown;
+
+export class ClusterNode implements ClusterPort {
+  readonly link: NodeLink;
+  readonly routes: RemoteRoutes;
+  private membership: Membership | null = null;
+  private routeSync: RouteSync | null = null;
+  private readonly handlers = new Map<string, CallHandler>();
+  private readonly peersUp = new Set<string>();
+
+  constructor(private readonly o: ClusterNodeOptions) {
+    this.routes = new RemoteRoutes(o.nodeName);
+    this.link = new NodeLink({
+      nodeName: o.nodeName,
+      cookie: o.cookie,
+      bind: o.bind,
+      logger: o.logger,
+      onForward: (from, msgs) => this.onForward(from, msgs),
+      onCall: (from, method, args) => this.onCall(from, method, args),
+      onPeer: (node, up) => o.logger.debug({ peer: node, up }, "cluster link"),
+    });
+    this.handle("retained.all", () => o.retained.all().map(toWire));
+  }
+
+  /** Registers a call handler (cluster-wide services add theirs). */
+  handle(method: string, fn: CallHandler): void {
+    this.handlers.set(method, fn);
+  }
+
+  async start(): Promise<void> {
+    const o = this.o;
+    await this.link.start();
+    const host = o.nodeName.slice(o.nodeName.indexOf("@") + 1);
+    const self: NodeRecord = {
+      node: o.nodeName,
+      address: `${host}:${this.link.port}`,
+      version: o.version,
+      startedAt: Date.now(),
+    };
+    this.membership = new Membership(
+      o.store,
+      o.keys,
+      self,
+      o.ttlMs,
+      {
+        up: (rec) => this.peerUp(rec),
+        down: (node) => this.peerDown(node),
+        reregistered: () => this.routeSync?.rewriteAll(),
+      },
+      o.logger,
+    );
+    await this.membership.start();
+    this.routeSync = new RouteSync(
+      o.store,
+      o.keys,
+      o.nodeName,
+      this.routes,
+      () => this.membership?.lease ?? null,
+      o.logger,
+    );
+    await this.routeSync.start();
+    o.broker.router.addListener(this.routeSync);
+    for (const f of o.broker.router.filters()) this.routeSync.routeAdded(f);
+    o.broker.cluster = this;
+  }
+
+  private peerUp(rec: NodeRecord): void {
+    this.link.addPeer(rec.node, rec.address);
+    if (this.peersUp.has(rec.node)) return;
+    this.peersUp.add(rec.node);
+    // Catch up on the retained messages the cluster already holds.
+    this.link.call(rec.node, "retained.all", null, 30_000).then(
+      (list) => {
+        for (const w of list as WireRetained[]) this.o.retained.storeReplica(fromWire(w));
+      },
+      (err: unknown) => this.o.logger.warn({ peer: rec.node, err: (err as Error).message }, "retained catch-up failed"),
+    );
+  }
+
+  private peerDown(node: string): void {
+    this.peersUp.delete(node);
+    this.routes.removeNode(node);
+    this.link.removePeer(node);
+  }
+
+  /** ClusterPort: sends `msg` once to each other node with a matching route (retained: to all). */
+  forward(msg: Message): number {
+    let n = 0;
+    if (msg.retain) {
+      for (const node of this.peersUp) if (this.link.forward(node, msg)) n++;
+    } else {
+      this.routes.match(msg.topic, (node) => {
+        if (this.link.forward(node, msg)) n++;
+      });
+    }
+    if (n > 0) this.o.broker.metrics.add(M.messagesForward, n);
+    return n;
+  }
+
+  private onForward(_from: string, msgs: Message[]): void {
+    const b = this.o.broker;
+    for (const m of msgs) {
+      if (m.retain) this.o.retained.storeReplica(m);
+      b.dispatch(m);
+    }
+  }
+
+  private async onCall(from: string, method: string, args: unknown): Promise<unknown> {
+    const h = this.handlers.get(method);
+    if (h === undefined) throw new Error(`unknown cluster call ${method}`);
+    return h(from, args);
+  }
+
+  /** Calls `method` on `node`. */
+  call(node: string, method: string, args: unknown, timeoutMs?: number): Promise<unknown> {
+    return this.link.call(node, method, args, timeoutMs);
+  }
+
+  runningNodes(): NodeRecord[] {
+    return this.membership?.runningNodes() ?? [];
+  }
+
+  stoppedNodes(): Promise<string[]> {
+    return this.membership?.stoppedNodes() ?? Promise.resolve([]);
+  }
+
+  /** Waits until pending route writes reached the store (tests, drain). */
+  async flushRoutes(): Promise<void> {
+    await this.routeSync?.flush();
+  }
+
+  async stop(): Promise<void> {
+    this.o.broker.cluster = { forward: () => 0 };
+    await this.routeSync?.flush().catch(() => {});
+    await this.routeSync?.stop();
+    await this.membership?.stop();
+    await this.link.stop();
+  }
+}
+
+interface WireRetained {
+  topic: string;
+  payload: string;
+  qos: 0 | 1 | 2;
+  from: string;
+  ts: number;
+  exp: number;
+  props?: Record<string, unknown>;
+}
+
+function toWire(m: Message): WireRetained {
+  const props = m.properties === undefined ? undefined : ({ ...m.properties } as Record<string, unknown>);
+  if (props?.correlationData instanceof Buffer)
+    props.correlationData = { b64: props.correlationData.toString("base64") };
+  return {
+    topic: m.topic,
+    payload: m.payload.toString("base64"),
+    qos: m.qos,
+    from: m.from,
+    ts: m.timestamp,
+    exp: m.expiresAt,
+    props,
+  };
+}
+
+function fromWire(w: WireRetained): Message {
+  const props = w.props as Record<string, unknown> | undefined;
+  const cd = props?.correlationData as { b64: string } | undefined;
+  if (props !== undefined && cd !== undefined) props.correlationData = Buffer.from(cd.b64, "base64");
+  return {
+    seq: 0,
+    from: w.from,
+    fromUsername: undefined,
+    peerhost: "",
+    topic: w.topic,
+    payload: Buffer.from(w.payload, "base64"),
+    qos: w.qos,
+    retain: true,
+    properties: props,
+    timestamp: w.ts,
+    expiresAt: w.exp,
+    sys: false,
+    headers: undefined,
+  };
+}

@@ -1,0 +1,85 @@
+// The cluster route table as this node sees it: topic filter -> the OTHER nodes with subscribers,
+// kept from a watch on `routes/`. Matching a topic yields each node once, allocation-free (a
+// per-node epoch marks who was already visited for the current message).
+
+import { TopicTrie } from "../broker/router/topic-trie.ts";
+import { isWildcard } from "../mqtt/topic.ts";
+
+interface NodeMark {
+  node: string;
+  epoch: number;
+}
+
+export class RemoteRoutes {
+  private readonly byFilter = new Map<string, Set<NodeMark>>();
+  private readonly wild = new TopicTrie<Set<NodeMark>>();
+  private readonly marks = new Map<string, NodeMark>();
+  private epoch = 0;
+
+  constructor(private readonly self: string) {}
+
+  private mark(node: string): NodeMark {
+    let m = this.marks.get(node);
+    if (m === undefined) {
+      m = { node, epoch: 0 };
+      this.marks.set(node, m);
+    }
+    return m;
+  }
+
+  add(filter: string, node: string): void {
+    if (node === this.self) return;
+    let set = this.byFilter.get(filter);
+    if (set === undefined) {
+      set = new Set();
+      this.byFilter.set(filter, set);
+      if (isWildcard(filter)) this.wild.set(filter, set);
+    }
+    set.add(this.mark(node));
+  }
+
+  remove(filter: string, node: string): void {
+    const set = this.byFilter.get(filter);
+    if (set === undefined) return;
+    set.delete(this.mark(node));
+    if (set.size === 0) {
+      this.byFilter.delete(filter);
+      if (isWildcard(filter)) this.wild.delete(filter);
+    }
+  }
+
+  /** Drops every route of `node` (it left or died). */
+  removeNode(node: string): void {
+    for (const filter of [...this.byFilter.keys()]) this.remove(filter, node);
+  }
+
+  /** Calls `visit` once per node with a filter matching `topic`. */
+  match(topic: string, visit: (node: string) => void): void {
+    const epoch = ++this.epoch;
+    const exact = this.byFilter.get(topic);
+    if (exact !== undefined) {
+      for (const m of exact) {
+        if (m.epoch === epoch) continue;
+        m.epoch = epoch;
+        visit(m.node);
+      }
+    }
+    if (this.wild.size === 0) return;
+    this.wild.match(topic, (set) => {
+      for (const m of set) {
+        if (m.epoch === epoch) continue;
+        m.epoch = epoch;
+        visit(m.node);
+      }
+    });
+  }
+
+  /** `[filter, node]` pairs (the /routes views). */
+  *entries(): Iterable<[string, string]> {
+    for (const [filter, set] of this.byFilter) for (const m of set) yield [filter, m.node];
+  }
+
+  get size(): number {
+    return this.byFilter.size;
+  }
+}

@@ -1,0 +1,137 @@
+// Three svc nodes clustered on a real etcd (test/helpers/etcd.ts), all ports 0: membership, route
+// sync, forwarding QoS 0/1/2 across nodes (a message goes once to each node with routes, however
+// many subscribers it has there), wildcard routes, retained messages cluster-wide (also for a node
+// that joins later), and a node stopped: its routes leave with its lease.
+
+import mqtt, { type MqttClient } from "mqtt";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
+import { startTestNode, type TestNode } from "../helpers/node.ts";
+
+const provider = await findEtcd();
+
+async function until(pred: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describeEtcd("cluster of three nodes on etcd", provider, (etcdProvider) => {
+  let etcd: EtcdServer;
+  const nodes: TestNode[] = [];
+  const clients: MqttClient[] = [];
+  let prefix: string;
+
+  const start = (name: string): Promise<TestNode> =>
+    startTestNode({
+      set: {
+        "node.name": `${name}@127.0.0.1`,
+        "cluster.discovery": "etcd",
+        "cluster.etcd.server": etcd.endpoint,
+        "cluster.etcd.prefix": prefix,
+        "cluster.etcd.node_ttl": "2s",
+        "rpc.tcp_server_port": "0",
+      },
+    });
+
+  const client = async (n: TestNode, clientId: string, v: 4 | 5 = 5): Promise<MqttClient> => {
+    const c = await mqtt.connectAsync(n.url, { clientId, protocolVersion: v, reconnectPeriod: 0 });
+    clients.push(c);
+    return c;
+  };
+
+  /** Waits until every node sees `filter` routed to `owner`. */
+  const routed = (filter: string, owner: TestNode) =>
+    until(
+      () =>
+        nodes.every(
+          (n) =>
+            n === owner ||
+            [...(n.cluster?.routes.entries() ?? [])].some(
+              ([f, node]) => f === filter && node === owner.broker.nodeName,
+            ),
+        ),
+      `route ${filter}`,
+    );
+
+  beforeAll(async () => {
+    etcd = await etcdProvider.start();
+    prefix = `svctest${Date.now()}`;
+    for (const name of ["n1", "n2", "n3"]) nodes.push(await start(name));
+    await until(() => nodes.every((n) => (n.cluster?.runningNodes().length ?? 0) === 3), "membership");
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.endAsync().catch(() => {})));
+    for (const n of nodes) await n.close().catch(() => {});
+    await etcd?.close();
+  }, 30_000);
+
+  it("forms one cluster", () => {
+    for (const n of nodes)
+      expect(n.cluster?.runningNodes().map((r) => r.node)).toEqual(["n1@127.0.0.1", "n2@127.0.0.1", "n3@127.0.0.1"]);
+  });
+
+  it.each([0, 1, 2] as const)("delivers QoS %i from one node to subscribers on the others", async (qos) => {
+    const [n1, n2, n3] = nodes;
+    const topic = `x/q${qos}`;
+    const s2 = await client(n2, `s2-q${qos}`);
+    const s3a = await client(n3, `s3a-q${qos}`);
+    const s3b = await client(n3, `s3b-q${qos}`);
+    for (const s of [s2, s3a, s3b]) await s.subscribeAsync(topic, { qos });
+    await routed(topic, n2);
+    await routed(topic, n3);
+    const forwardedBefore = n1.broker.metrics.get("messages.forward");
+    const got = [s2, s3a, s3b].map((s) => new Promise<string>((r) => s.once("message", (_t, p) => r(p.toString()))));
+    const pub = await client(n1, `p-q${qos}`);
+    await pub.publishAsync(topic, `hello-${qos}`, { qos });
+    expect(await Promise.all(got)).toEqual([`hello-${qos}`, `hello-${qos}`, `hello-${qos}`]);
+    // Once per node with routes (n2, n3), not once per subscriber.
+    expect(n1.broker.metrics.get("messages.forward") - forwardedBefore).toBe(2);
+  });
+
+  it("routes wildcard filters across nodes", async () => {
+    const [n1, n2] = nodes;
+    const s = await client(n2, "wild-sub");
+    await s.subscribeAsync("w/+/t/#", { qos: 1 });
+    await routed("w/+/t/#", n2);
+    const got = new Promise<string>((r) => s.once("message", (t) => r(t)));
+    const p = await client(n1, "wild-pub", 4);
+    await p.publishAsync("w/a/t/b/c", "x", { qos: 1 });
+    expect(await got).toBe("w/a/t/b/c");
+  });
+
+  it("makes retained messages cluster-wide, also for a node that joins later", async () => {
+    const [n1, , n3] = nodes;
+    const p = await client(n1, "ret-pub");
+    await p.publishAsync("ret/a", "kept", { qos: 1, retain: true });
+    await until(() => n3.retainer.lookup("ret/a") !== undefined, "retained replica on n3");
+    const s = await client(n3, "ret-sub");
+    const got = new Promise<[string, boolean]>((r) => s.once("message", (_t, pl, pk) => r([pl.toString(), pk.retain])));
+    await s.subscribeAsync("ret/#", { qos: 1 });
+    expect(await got).toEqual(["kept", true]);
+
+    const n4 = await start("n4");
+    nodes.push(n4);
+    await until(() => n4.retainer.lookup("ret/a") !== undefined, "retained catch-up on n4");
+  });
+
+  it("drops a stopped node's routes when its registration goes", async () => {
+    const n4 = nodes[3];
+    const s = await client(n4, "leaving-sub");
+    await s.subscribeAsync("leave/t", { qos: 0 });
+    await routed("leave/t", n4);
+    await s.endAsync();
+    clients.splice(clients.indexOf(s), 1);
+    await n4.close();
+    nodes.pop();
+    await until(
+      () => nodes.every((n) => ![...(n.cluster?.routes.entries() ?? [])].some(([, node]) => node === "n4@127.0.0.1")),
+      "n4 routes gone",
+    );
+    await until(() => nodes.every((n) => !n.cluster?.runningNodes().some((r) => r.node === "n4@127.0.0.1")), "n4 down");
+    expect(await nodes[0].cluster?.stoppedNodes()).toContain("n4@127.0.0.1");
+  });
+});

@@ -58,7 +58,7 @@ class UsageError extends Error {
 async function start(argv: string[]): Promise<void> {
   const args = parseStartArgs(argv);
   const env = process.env;
-  const file = args.file ?? env.SVC_CONFIG ?? "etc/svc.conf";
+  const file = args.file ?? (env.SVC_CONFIG || "etc/svc.conf");
   const config = loadConfig({ file, env, overrides: args.overrides });
   const node = await startNode(config);
   let stopping = false;

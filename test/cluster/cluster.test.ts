@@ -5,6 +5,7 @@
 
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { startChildNode } from "../helpers/child-node.ts";
 import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 
@@ -134,4 +135,49 @@ describeEtcd("cluster of three nodes on etcd", provider, (etcdProvider) => {
     await until(() => nodes.every((n) => !n.cluster?.runningNodes().some((r) => r.node === "n4@127.0.0.1")), "n4 down");
     expect(await nodes[0].cluster?.stoppedNodes()).toContain("n4@127.0.0.1");
   });
+
+  it("forgets a node killed with SIGKILL once its lease expires; the others keep serving", async () => {
+    const child = await startChildNode({
+      "node.name": "k9@127.0.0.1",
+      "cluster.discovery": "etcd",
+      "cluster.etcd.server": etcd.endpoint,
+      "cluster.etcd.prefix": prefix,
+      "cluster.etcd.node_ttl": "2s",
+      "rpc.tcp_server_port": "0",
+    });
+    try {
+      const sub = await mqtt.connectAsync(`mqtt://127.0.0.1:${child.tcpPort}`, {
+        clientId: "k9-sub",
+        reconnectPeriod: 0,
+      });
+      sub.on("error", () => {});
+      await sub.subscribeAsync("k9/t", { qos: 1 });
+      await until(
+        () => [...(nodes[0].cluster?.routes.entries() ?? [])].some(([f, n]) => f === "k9/t" && n === "k9@127.0.0.1"),
+        "route of the child node",
+        15_000,
+      );
+      await child.kill();
+      await until(
+        () => nodes.every((n) => ![...(n.cluster?.routes.entries() ?? [])].some(([, node]) => node === "k9@127.0.0.1")),
+        "routes of the killed node gone",
+        15_000,
+      );
+      await until(() => !nodes[0].cluster?.runningNodes().some((r) => r.node === "k9@127.0.0.1"), "killed node down");
+      expect(await nodes[0].cluster?.stoppedNodes()).toContain("k9@127.0.0.1");
+      // The survivors still carry traffic between themselves.
+      const [n1, n2] = nodes;
+      const s = await client(n2, "after-kill-sub");
+      await s.subscribeAsync("after/kill", { qos: 1 });
+      await routed("after/kill", n2);
+      const got = new Promise<string>((r) => s.once("message", (_t, p) => r(p.toString())));
+      const p = await client(n1, "after-kill-pub");
+      await p.publishAsync("after/kill", "still here", { qos: 1 });
+      expect(await got).toBe("still here");
+      sub.end(true);
+    } finally {
+      await child.kill();
+      child.cleanup();
+    }
+  }, 40_000);
 });

@@ -1,0 +1,76 @@
+// Runs a svc node in a child process from the TypeScript sources (Node's type transform), for
+// tests that must kill a node the hard way (SIGKILL). Every listener on port 0; the bound MQTT port
+// is read from the node's own "listener started" log line.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface ChildNode {
+  readonly proc: ChildProcess;
+  readonly tcpPort: number;
+  /** SIGKILL: no DISCONNECT, no deregistration. */
+  kill(): Promise<void>;
+  /** Removes the data dir (after kill). */
+  cleanup(): void;
+}
+
+const live = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const p of live) p.kill("SIGKILL");
+});
+
+export async function startChildNode(set: Record<string, string>): Promise<ChildNode> {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-child-"));
+  const all: Record<string, string> = {
+    "node.data_dir": dataDir,
+    "log.level": "info",
+    "listener.tcp.external": "127.0.0.1:0",
+    "listener.ssl.external": "off",
+    "listener.ws.external": "off",
+    "listener.wss.external": "off",
+    "management.listener.http": "127.0.0.1:0",
+    "management.listener.http_v2": "127.0.0.1:0",
+    ...set,
+  };
+  const args = ["--experimental-transform-types", "--no-warnings", "src/cli/svc.ts", "start"];
+  for (const [k, v] of Object.entries(all)) args.push("--set", `${k}=${v}`);
+  const proc = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, SVC_CONFIG: "" },
+  });
+  live.add(proc);
+  let out = "";
+  const tcpPort = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`child node did not start: ${out}`)), 30_000);
+    proc.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /"listener":"mqtt:tcp:external","host":"[^"]+","port":(\d+)/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    proc.stderr?.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child node exited with ${code}: ${out}`));
+    });
+  });
+  proc.stdout?.resume();
+  return {
+    proc,
+    tcpPort,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once("exit", () => resolve());
+        proc.kill("SIGKILL");
+        live.delete(proc);
+      }),
+    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}

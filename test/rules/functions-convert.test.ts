@@ -1,0 +1,130 @@
+// SQL functions: type conversion and type checks.
+import { describe, expect, it } from "vitest";
+import { evalError, value } from "./helpers.ts";
+
+describe("type conversion", () => {
+  const cases: [string, unknown][] = [
+    ["str(1)", "1"],
+    ["str(-12)", "-12"],
+    ["str(1.5)", "1.5"],
+    ["str(0.1 + 0.2)", "0.3"],
+    ["str(1 / 3)", "0.3333333333"],
+    ["str('abc')", "abc"],
+    ["str(true)", "true"],
+    ["str(false)", "false"],
+    ["str(missing)", "undefined"],
+    ["str(map)", '{"k":"v","n":1}'],
+    ["str(payload.list)", "[1,2,3]"],
+    ["str(hexstr2bin('616263'))", "abc"],
+    ["str_utf8('héllo')", "héllo"],
+    ["str_utf8(12)", "12"],
+    ["bool(true)", true],
+    ["bool('true')", true],
+    ["bool(1)", true],
+    ["bool(false)", false],
+    ["bool('false')", false],
+    ["bool(0)", false],
+    ["int('12')", 12],
+    ["int('-12')", -12],
+    ["int('+7')", 7],
+    ["int('3.9')", 3],
+    ["int('-3.5')", -4],
+    ["int('1.5e3')", 1500],
+    ["int(3.9)", 3],
+    ["int(-3.1)", -4],
+    ["int(7)", 7],
+    ["int(true)", 1],
+    ["int(false)", 0],
+    ["int(num_s)", 42],
+    ["float('1.5')", 1.5],
+    ["float('2')", 2],
+    ["float(3)", 3],
+    ["float(float_s) * 2", 5],
+    ["float2str(3.14159, 2)", "3.14"],
+    ["float2str(1.0, 2)", "1.0"],
+    ["float2str(2.5, 0)", "3"],
+    ["float2str(0.125, 5)", "0.125"],
+    ["float2str(-1.25, 1)", "-1.3"],
+    ["map('{\"a\":1}')", { a: 1 }],
+    ["map(map)", { k: "v", n: 1 }],
+    ["map([['a', 1], ['b', 2]])", { a: 1, b: 2 }],
+    ["map([])", {}],
+    ["bin2hexstr('abc')", "616263"],
+    ["bin2hexstr(hexstr2bin('00ff10'))", "00FF10"],
+    ["bin2hexstr('')", ""],
+    ["hexstr2bin('616263')", "abc"],
+    ["hexstr2bin('')", ""],
+    ["hexstr2bin('FFfe')", Buffer.from([0xff, 0xfe])],
+  ];
+  it.each(cases)("%s", (e, want) => {
+    expect(value(e)).toEqual(want);
+  });
+
+  const errors: [string, RegExp][] = [
+    ["bool('yes')", /^invalid_boolean: 'yes'/],
+    ["bool(2)", /^invalid_boolean: 2/],
+    ["bool(missing)", /^invalid_boolean/],
+    ["int('abc')", /^invalid_number: 'abc'/],
+    ["int(' 12')", /^invalid_number/],
+    ["int(missing)", /^invalid_number/],
+    ["int(map)", /^invalid_number/],
+    ["float('x1')", /^invalid_number/],
+    ["float(true)", /^invalid_number/],
+    ["float2str('1.5', 1)", /^bad_argument: float2str expects a number/],
+    ["float2str(1.5, -1)", /^badarg: float2str precision -1/],
+    ["map('[1]')", /^invalid_map/],
+    ["map('nope')", /^decode_json_failed/],
+    ["map(1)", /^invalid_map: 1/],
+    ["map([1, 2])", /^invalid_map/],
+    ["bin2hexstr(12)", /^bad_argument: bin2hexstr expects a binary/],
+    ["hexstr2bin('abc')", /^badarg: hexstr2bin\('abc'\)/],
+    ["hexstr2bin('zz')", /^badarg: hexstr2bin/],
+  ];
+  it.each(errors)("%s is a rule exception", (e, re) => {
+    expect(evalError(e)).toMatch(re);
+  });
+});
+
+describe("type checks", () => {
+  const cases: [string, boolean][] = [
+    ["is_null(missing)", true],
+    ["is_null(nullish)", true],
+    ["is_null(payload.nul)", true],
+    ["is_null(null())", true],
+    ["is_null(0)", false],
+    ["is_null('')", false],
+    ["is_not_null(qos)", true],
+    ["is_not_null(missing)", false],
+    ["is_str('a')", true],
+    ["is_str(clientid)", true],
+    ["is_str(hexstr2bin('ff'))", true],
+    ["is_str(1)", false],
+    ["is_str(missing)", false],
+    ["is_bool(true)", true],
+    ["is_bool(payload.bool)", true],
+    ["is_bool('true')", false],
+    ["is_bool(1)", false],
+    ["is_int(1)", true],
+    ["is_int(payload.n)", true],
+    ["is_int(1.5)", false],
+    ["is_int('1')", false],
+    ["is_float(1.5)", true],
+    ["is_float(payload.f)", true],
+    ["is_float(2)", false],
+    ["is_num(1)", true],
+    ["is_num(1.5)", true],
+    ["is_num('1')", false],
+    ["is_map(map)", true],
+    ["is_map(payload.nested)", true],
+    ["is_map(map_new())", true],
+    ["is_map(payload.list)", false],
+    ["is_map('{}')", false],
+    ["is_array(payload.list)", true],
+    ["is_array([])", true],
+    ["is_array(map)", false],
+    ["is_array('[1]')", false],
+  ];
+  it.each(cases)("%s", (e, want) => {
+    expect(value(e)).toBe(want);
+  });
+});

@@ -23,6 +23,8 @@ import { AppService, type StoredApp } from "./services/apps.ts";
 import { AuthEntryService } from "./services/auth-entries.ts";
 import { BannedService } from "./services/banned.ts";
 import { ClientService } from "./services/clients.ts";
+import { ClusterService } from "./services/cluster.ts";
+import { type ClusterCalls, LocalCalls, NodeCallError, type ViewHandler } from "./services/cluster-calls.ts";
 import { SecretHasher, type SetupMarker, setUpCredentials } from "./services/credentials.ts";
 import { ListenerService } from "./services/listeners.ts";
 import { LogService } from "./services/log.ts";
@@ -41,6 +43,43 @@ import { createLogger, type RootLogger } from "./telemetry/logger.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
 const DEFAULT_PLUGINS = ["svc_retainer"];
+
+/** How long a management view waits for another node's answer. */
+const MGMT_CALL_TIMEOUT_MS = 5000;
+
+/**
+ * The services' ClusterCalls over the inter-node link: the running nodes are the membership's,
+ * a call to this node runs in-process, one to another node goes through ClusterNode.call (any
+ * failure, timeout included, is a NodeCallError), and every handler is also served to the others.
+ */
+class LinkedCalls extends LocalCalls {
+  constructor(
+    private readonly cluster: ClusterNode,
+    self: string,
+    private readonly timeoutMs: number,
+  ) {
+    super(self);
+  }
+
+  override nodes(): string[] {
+    const running = this.cluster.runningNodes().map((r) => r.node);
+    return running.length === 0 ? [this.self] : running;
+  }
+
+  override async call<T>(node: string, method: string, args: unknown): Promise<T> {
+    if (node === this.self) return this.callLocal<T>(method, args);
+    try {
+      return (await this.cluster.call(node, method, args, this.timeoutMs)) as T;
+    } catch (err) {
+      throw new NodeCallError(node, method, (err as Error).message, { cause: err });
+    }
+  }
+
+  override register(method: string, handler: ViewHandler): void {
+    super.register(method, handler);
+    this.cluster.handle(method, (from, args) => handler(args, from));
+  }
+}
 
 export function zoneSettings(z: ZoneConfig): ZoneSettings {
   return {
@@ -200,28 +239,53 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     throw err;
   }
 
+  // Built now (started below, once the node's own parts are up) so that the services register
+  // their cluster call handlers on it. Loaded only when clustered: a single node never loads the
+  // link and membership code.
+  let clusterNode: ClusterNode | null = null;
+  if (config.get("cluster.discovery") === "etcd") {
+    const { ClusterNode } = await import("./cluster/cluster-node.ts");
+    clusterNode = new ClusterNode({
+      broker,
+      store,
+      keys,
+      nodeName: config.get("node.name"),
+      cookie: config.get("node.cookie"),
+      bind: { host: "0.0.0.0", port: config.get("rpc.tcp_server_port") },
+      ttlMs: config.get("cluster.etcd.node_ttl"),
+      version: VERSION,
+      retained: retainer,
+      logger,
+    });
+  }
+  const linked = clusterNode;
+  const calls: ClusterCalls =
+    linked === null ? new LocalCalls(nodeName) : new LinkedCalls(linked, nodeName, MGMT_CALL_TIMEOUT_MS);
+
   const listeners: Listener[] = [];
   broker.start();
   const sys = startSys(broker, retainer, sysSettings(config));
-  const nodes = new NodeService({
-    nodeName,
-    startedAt: broker.startedAt,
-    connections: () => broker.sessions.connectedCount,
-  });
-  const names = (): string[] => nodes.names();
-  const listenerViews = new ListenerService(names);
+  const nodes = new NodeService(
+    {
+      nodeName,
+      startedAt: broker.startedAt,
+      connections: () => broker.sessions.connectedCount,
+    },
+    calls,
+  );
+  const listenerViews = new ListenerService(calls);
   listenerViews.addSource(() => listeners.map((l) => l.info()));
   const hasher = new SecretHasher(opts.bcryptRounds);
   const services: Services = {
-    clients: new ClientService(broker, access.acl.caches),
-    subscriptions: new SubscriptionService(broker),
+    clients: new ClientService(broker, access.acl.caches, calls),
+    subscriptions: new SubscriptionService(broker, calls, () => linked?.routes.entries() ?? []),
     publish: new PublishService(broker),
-    metrics: new MetricsService(broker, sys),
+    metrics: new MetricsService(broker, sys, calls),
     trace: new TraceService(sys.tracer),
     log: new LogService(logger),
     nodes,
-    sessions: new SessionService(broker),
-    plugins: new PluginService(plugins, names),
+    sessions: new SessionService(broker, calls),
+    plugins: new PluginService(plugins, calls),
     listeners: listenerViews,
     apps: new AppService(
       storeRecords<StoredApp>(store, keys.apps(), (id) => keys.app(id)),
@@ -236,6 +300,16 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     authClientid: new AuthEntryService(authClientid.credentials),
     authUsername: new AuthEntryService(authUsername.credentials),
     acl: new AclService(access.acl),
+    cluster: new ClusterService(
+      nodeName,
+      linked === null
+        ? null
+        : {
+            running: () => linked.runningNodes().map((r) => r.node),
+            stopped: () => linked.stoppedNodes(),
+            forget: (node) => linked.forget(node),
+          },
+    ),
   };
   let management: RunningApi | undefined;
   let cluster: ClusterNode | null = null;
@@ -253,21 +327,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       },
     );
     for (const w of warnings) logger.warn({}, w);
-    if (config.get("cluster.discovery") === "etcd") {
-      // Loaded only when clustered: a single node never loads the link and membership code.
-      const { ClusterNode } = await import("./cluster/cluster-node.ts");
-      cluster = new ClusterNode({
-        broker,
-        store,
-        keys,
-        nodeName: config.get("node.name"),
-        cookie: config.get("node.cookie"),
-        bind: { host: "0.0.0.0", port: config.get("rpc.tcp_server_port") },
-        ttlMs: config.get("cluster.etcd.node_ttl"),
-        version: VERSION,
-        retained: retainer,
-        logger,
-      });
+    if (clusterNode !== null) {
+      cluster = clusterNode;
       await cluster.start();
     }
     // Before the MQTT listeners, so that probes see `/status` answer 503 while the node starts.
@@ -311,7 +372,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     for (const l of listeners) await l.stop();
     broker.stop();
     await sys.stop();
-    await cluster?.stop();
+    await clusterNode?.stop(); // built before the try: its constructor adds hooks
     await plugins.stopAll();
     await access.stop();
     await management?.server.stop();

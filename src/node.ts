@@ -15,6 +15,7 @@ import type { AppService } from "./services/apps.ts";
 import type { AuthEntryService } from "./services/auth-entries.ts";
 import type { BannedService } from "./services/banned.ts";
 import type { ClientService } from "./services/clients.ts";
+import type { ClusterService } from "./services/cluster.ts";
 import type { ListenerService } from "./services/listeners.ts";
 import type { LogService } from "./services/log.ts";
 import type { MetricsService } from "./services/metrics.ts";
@@ -58,6 +59,8 @@ export interface Services {
   authUsername: AuthEntryService;
   /** ACL file reload, every client's ACL cache. */
   acl: AclService;
+  /** Cluster membership: `cluster status`, `cluster force-leave` (CLI). */
+  cluster: ClusterService;
 }
 
 /** A running node, as wired by main.ts's startNode(). */

@@ -1,12 +1,14 @@
 // The management API as one Hono application: `/status`, `/api/v2` (legacy, dashboard-user
 // auth), `/api/v3` and `/api/v4` (the same handlers, application auth). Errors are rendered here
 // and only here: ApiErrors as `{code, message}` (or `{message}` for a 5xx) with their status,
+// a node-scoped view whose node did not answer (NodeCallError) as 500 `{message: "badrpc"}`,
 // anything unexpected as a logged 500 `{message: "internal_error"}`.
 
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { NodeCallError } from "../services/cluster-calls.ts";
 import type { ApiDeps } from "./deps.ts";
-import { CODE } from "./errors.ts";
+import { badRpc, CODE } from "./errors.ts";
 import type { CatalogueEntry } from "./route-table.ts";
 import { statusRoute } from "./status.ts";
 import { buildV2 } from "./v2/index.ts";
@@ -21,6 +23,11 @@ export interface ManagementApi {
 
 export function createApi(d: ApiDeps): ManagementApi {
   const onError = (err: unknown, c: Context): Response => {
+    if (err instanceof NodeCallError) {
+      d.logger.warn({ node: err.node, method: err.method, err: err.message }, "cluster call failed");
+      const e = badRpc();
+      return c.json(e.body(), e.status);
+    }
     const e = toApiError(err);
     if (e !== undefined) return c.json(e.body(), e.status, e.headers);
     d.logger.error({ err }, "management API handler failed");

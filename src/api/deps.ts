@@ -2,6 +2,8 @@
 // broker), the page limit and a logger. main.ts assembles it.
 
 import type { AppService } from "../services/apps.ts";
+import type { AuthEntryService } from "../services/auth-entries.ts";
+import type { BannedService } from "../services/banned.ts";
 import type { ClientService } from "../services/clients.ts";
 import type { ListenerService } from "../services/listeners.ts";
 import type { MetricsService } from "../services/metrics.ts";
@@ -23,6 +25,9 @@ export interface ApiServices {
   metrics: MetricsService;
   apps: AppService;
   users: UserService;
+  banned: BannedService;
+  authClientid: AuthEntryService;
+  authUsername: AuthEntryService;
 }
 
 export interface ApiLogger {

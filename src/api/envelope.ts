@@ -23,6 +23,22 @@ export function paged<T>(rows: readonly T[], p: Page): { code: 0; data: T[]; met
   };
 }
 
+/** A page already cut (a cluster-wide list gathered from its nodes) with its total count. */
+export interface PageRows<T> {
+  rows: T[];
+  count: number;
+}
+
+/** The window of a page: rows to skip, rows at most. */
+export const windowOf = (p: Page): { start: number; limit: number } => ({
+  start: (p.page - 1) * p.limit,
+  limit: p.limit,
+});
+
+export function pagedRows<T>(r: PageRows<T>, p: Page): { code: 0; data: T[]; meta: Page & { count: number } } {
+  return { code: 0, data: r.rows, meta: { page: p.page, limit: p.limit, count: r.count } };
+}
+
 export function v2ok<T>(result: T): { code: 0; result: T } {
   return { code: 0, result };
 }
@@ -39,6 +55,20 @@ export interface V2Page<T> {
   total_num: number;
   total_page: number;
   objects: T[];
+}
+
+/** v2's page of rows already cut (a cluster-wide list), with its total count. */
+export function v2pagedRows<T>(r: PageRows<T>, currPage: number, pageSize: number): { code: 0; result: V2Page<T> } {
+  return {
+    code: 0,
+    result: {
+      current_page: currPage,
+      page_size: pageSize,
+      total_num: r.count,
+      total_page: Math.ceil(r.count / pageSize),
+      objects: r.rows,
+    },
+  };
 }
 
 export function v2paged<T>(rows: readonly T[], currPage: number, pageSize: number): { code: 0; result: V2Page<T> } {

@@ -51,3 +51,5 @@ export const missingParam = (name: string): ApiError =>
 export const badParam = (message: string): ApiError => new ApiError(400, CODE.badParam, message);
 export const clientNotOnline = (clientid: string): ApiError =>
   new ApiError(404, CODE.clientNotOnline, `client not online: ${clientid}`);
+/** A node did not answer a call (down, timed out, failed): 500 `{message: "badrpc"}` (code 101). */
+export const badRpc = (): ApiError => new ApiError(500, CODE.badrpc, "badrpc");

@@ -210,6 +210,17 @@ export const App = z
 
 export const User = z.object({ username: z.string(), tags: z.string() }).openapi("User");
 
+export const Ban = z
+  .object({
+    who: z.string(),
+    as: z.string().openapi({ description: "clientid, username or peerhost" }),
+    by: z.string(),
+    reason: z.string(),
+    at: int().openapi({ description: "Seconds since the epoch" }),
+    until: int().openapi({ description: "Seconds since the epoch" }),
+  })
+  .openapi("Ban");
+
 export const CatalogueEntry = z
   .object({ name: z.string(), method: z.string(), path: z.string(), descr: z.string() })
   .openapi("CatalogueEntry");

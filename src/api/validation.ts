@@ -42,8 +42,22 @@ export function validationHook(result: HookResult & { target: string }, _c: Cont
   throw validationError(result.error, result.data, result.target);
 }
 
+type Issue = ZodError["issues"][number];
+
+/**
+ * The issue to report. For a union (a body that is one object or an array of them) it is the
+ * first issue of the branch the input has the shape of (no type error at that branch's root).
+ */
+function reportedIssue(issue: Issue): Issue {
+  if (issue.code !== "invalid_union") return issue;
+  const branches = (issue.errors as Issue[][]).filter((b) => b.length > 0);
+  const best = branches.find((b) => !b.some((i) => i.code === "invalid_type" && i.path.length === 0)) ?? branches[0];
+  if (best === undefined) return issue;
+  return reportedIssue({ ...best[0], path: [...issue.path, ...best[0].path] } as Issue);
+}
+
 export function validationError(error: ZodError, data: unknown, target: string): ApiError {
-  const issue = error.issues[0];
+  const issue = reportedIssue(error.issues[0]);
   const path = issue.path.map(String);
   const where = path.length === 0 ? (target === "json" ? "body" : target) : path.join(".");
   if (path.length > 0 && valueAt(data, path) === undefined)

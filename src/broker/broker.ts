@@ -12,7 +12,7 @@ import { Channel } from "./channel/channel.ts";
 import { Connection, type ConnectionDeps } from "./connection/connection.ts";
 import type { BrokerHooks, HookPoints } from "./hookpoints.ts";
 import { M, Metrics } from "./metrics.ts";
-import { type ClusterPort, NullCluster } from "./ports.ts";
+import { type ClusterPort, NullCluster, type SessionTransfer } from "./ports.ts";
 import { Router } from "./router/router.ts";
 import type { Session } from "./session/session.ts";
 import { SessionRegistry } from "./sessions.ts";
@@ -98,6 +98,17 @@ export class Broker {
     session.subscriptions.set(filter, o);
     this.router.add(share === null ? filter : share.filter, session, o, share?.group);
     this.hooks.run("session.subscribed", session.client, filter, o, isNew, session);
+  }
+
+  /** Rebuilds a session that moved here from another node (no subscribe hooks: nothing is new). */
+  restoreSession(session: Session, t: SessionTransfer): void {
+    session.expiryInterval = t.expiryInterval;
+    for (const [filter, opts] of t.subscriptions) {
+      const share = parseSharedFilter(filter);
+      session.subscriptions.set(filter, opts);
+      this.router.add(share === null ? filter : share.filter, session, opts, share?.group);
+    }
+    session.restore(t.pending);
   }
 
   unsubscribe(session: Session, filter: string): boolean {

@@ -81,6 +81,8 @@ export const METRIC_NAMES = [
   "delivery.dropped.expired",
   "packets.malformed",
   "packets.publish.resent",
+  // Persistent sessions whose node died before the client came back (cluster).
+  "session.lost",
   // Access control (bumped by the auth features, not the core): the username provider's own
   // counters beside the spec's auth.clientid.*, and the family's ACL decision counters.
   "auth.username.success",
@@ -200,6 +202,7 @@ export const M = {
   packetsReceived: metricIndex("packets.received"),
   packetsMalformed: metricIndex("packets.malformed"),
   publishResent: metricIndex("packets.publish.resent"),
+  sessionsLost: metricIndex("session.lost"),
   connectReceived: metricIndex("packets.connect.received"),
   connackSent: metricIndex("packets.connack.sent"),
   connackAuthError: metricIndex("packets.connack.auth_error"),

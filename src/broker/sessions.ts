@@ -6,6 +6,7 @@
 import { RC } from "../mqtt/reason-codes.ts";
 import type { Broker } from "./broker.ts";
 import type { Channel } from "./channel/channel.ts";
+import type { SessionTransfer } from "./ports.ts";
 import { Session } from "./session/session.ts";
 import type { Message } from "./types.ts";
 
@@ -50,7 +51,12 @@ export class SessionRegistry {
   }
 
   /** Binds `ch` to its client id's session: takeover of a live one, resume or a fresh start. */
-  open(ch: Channel, cleanStart: boolean, expiry: number): { session: Session; present: boolean } {
+  open(
+    ch: Channel,
+    cleanStart: boolean,
+    expiry: number,
+    transfer: SessionTransfer | null = null,
+  ): { session: Session; present: boolean } {
     const id = ch.client.clientId;
     const hooks = this.broker.hooks;
     // A new connection before the will delay ran out cancels that will [MQTT-3.1.3-9], unless
@@ -79,7 +85,14 @@ export class SessionRegistry {
       this.discard(session, "discarded");
       session = undefined;
     }
-    if (session === undefined) {
+    if (session === undefined && transfer !== null && !cleanStart) {
+      // The session moved here from another node: subscriptions and owed messages come with it.
+      session = new Session(ch.client, ch.zone, this.broker);
+      this.sessions.set(id, session);
+      this.broker.restoreSession(session, transfer);
+      present = true;
+      hooks.run("session.resumed", ch.client);
+    } else if (session === undefined) {
       session = new Session(ch.client, ch.zone, this.broker);
       this.sessions.set(id, session);
       hooks.run("session.created", ch.client);
@@ -117,6 +130,41 @@ export class SessionRegistry {
       if (delay <= 0) this.broker.publish(will);
       else this.wills.set(id, { msg: will, at: Date.now() + delay * 1000 });
     }
+  }
+
+  /**
+   * The client id connected on another node: closes the connection here (5.0: DISCONNECT 0x8E,
+   * the will published as for a local takeover), removes the session without redispatching its
+   * messages, and returns it for the other node (null when there is none or `discard`).
+   */
+  takeAway(clientId: string, discard: boolean): SessionTransfer | null {
+    this.wills.delete(clientId);
+    const ch = this.live.get(clientId);
+    if (ch !== undefined) {
+      this.live.delete(clientId);
+      const will = ch.will;
+      ch.will = null;
+      if (will !== null && (ch.willDelay <= 0 || discard)) this.broker.publish(will);
+      ch.session?.detach();
+      ch.session = null;
+      ch.kick(RC.SESSION_TAKEN_OVER, "takeovered");
+    }
+    const session = this.sessions.get(clientId);
+    if (session === undefined) return null;
+    const transfer: SessionTransfer | null = discard
+      ? null
+      : {
+          expiryInterval: session.expiryInterval,
+          subscriptions: [...session.subscriptions],
+          pending: [...session.pending()].map((d) => ({ msg: d.msg, qos: d.qos, opts: d.opts, retained: d.retained })),
+        };
+    // The owed messages travel with the session: nothing to redispatch here.
+    session.clearPending();
+    this.sessions.delete(clientId);
+    this.offline.delete(session);
+    this.broker.endSession(session);
+    this.broker.hooks.run("session.takeovered", session.client);
+    return transfer;
   }
 
   /** Ends a session: drops its subscriptions, redispatches its shared-subscription messages. */

@@ -5,15 +5,15 @@
 
 import type { Broker } from "../broker/broker.ts";
 import { M } from "../broker/metrics.ts";
-import type { ClusterPort } from "../broker/ports.ts";
-import type { Message } from "../broker/types.ts";
+import type { ClusterPort, SessionTransfer } from "../broker/ports.ts";
+import type { ClientInfo, Message, QoS, SubOpts } from "../broker/types.ts";
 import type { Logger } from "../telemetry/logger.ts";
-import type { ClusterKeys } from "./keys.ts";
+import { type ClusterKeys, decodeSegment } from "./keys.ts";
 import { NodeLink } from "./link/node-link.ts";
 import { Membership, type NodeRecord } from "./membership.ts";
 import { RemoteRoutes } from "./remote-routes.ts";
 import { RouteSync } from "./route-sync.ts";
-import type { ClusterStore } from "./store.ts";
+import type { ClusterStore, WatchHandle } from "./store.ts";
 
 /** What the cluster needs from the retainer, so retained messages are cluster-wide. */
 export interface RetainedReplica {
@@ -47,6 +47,7 @@ export class ClusterNode implements ClusterPort {
   private routeSync: RouteSync | null = null;
   private readonly handlers = new Map<string, CallHandler>();
   private readonly peersUp = new Set<string>();
+  private clientsWatch: WatchHandle | null = null;
 
   constructor(private readonly o: ClusterNodeOptions) {
     this.routes = new RemoteRoutes(o.nodeName);
@@ -60,6 +61,7 @@ export class ClusterNode implements ClusterPort {
       onPeer: (node, up) => o.logger.debug({ peer: node, up }, "cluster link"),
     });
     this.handle("retained.all", () => o.retained.all().map(toWire));
+    this.registerSessions();
   }
 
   /** Registers a call handler (cluster-wide services add theirs). */
@@ -100,6 +102,10 @@ export class ClusterNode implements ClusterPort {
     );
     await this.routeSync.start();
     o.broker.router.addListener(this.routeSync);
+    const clients = o.keys.clients();
+    this.clientsWatch = await o.store.watch(clients, (ev) => {
+      if (ev.type === "put") this.onClientRegistered(decodeSegment(ev.key.slice(clients.length)), ev.value.toString());
+    });
     for (const f of o.broker.router.filters()) this.routeSync.routeAdded(f);
     o.broker.cluster = this;
   }
@@ -121,6 +127,62 @@ export class ClusterNode implements ClusterPort {
     this.peersUp.delete(node);
     this.routes.removeNode(node);
     this.link.removePeer(node);
+  }
+
+  // ---- sessions: one owner per client id in the cluster ----------------------------------------
+
+  private registerSessions(): void {
+    const o = this.o;
+    const hooks = o.broker.hooks;
+    const owner = "svc_cluster";
+    const claim = (c: ClientInfo) => {
+      const lease = this.membership?.lease;
+      if (lease === null || lease === undefined) return;
+      o.store.put(o.keys.client(c.clientId), Buffer.from(o.nodeName), { lease }).catch((err: unknown) => {
+        o.logger.warn({ clientid: c.clientId, err: (err as Error).message }, "client registration deferred");
+      });
+    };
+    const release = (c: ClientInfo) => {
+      const key = o.keys.client(c.clientId);
+      o.store
+        .txn({ compare: [{ key, target: "value", op: "==", value: o.nodeName }], success: [{ type: "delete", key }] })
+        .catch(() => {});
+    };
+    hooks.add("session.created", claim, 0, owner);
+    hooks.add("session.resumed", claim, 0, owner);
+    hooks.add("session.discarded", release, 0, owner);
+    hooks.add("session.terminated", release, 0, owner);
+    this.handle("session.takeover", (_from, args) => {
+      const { clientId, discard } = args as { clientId: string; discard: boolean };
+      const t = o.broker.sessions.takeAway(clientId, discard);
+      return t === null ? null : transferToWire(t);
+    });
+  }
+
+  /** ClusterPort: moves the client id's session here from the node that holds it, if any. */
+  async claimSession(clientId: string, cleanStart: boolean): Promise<SessionTransfer | null> {
+    const o = this.o;
+    const entry = await o.store.get(o.keys.client(clientId));
+    const owner = entry?.value.toString();
+    if (owner === undefined || owner === o.nodeName) return null;
+    if (!this.membership?.isRunning(owner)) {
+      // Its node died with it: that persistent session is lost, and counted.
+      o.broker.metrics.inc(M.sessionsLost);
+      return null;
+    }
+    const wire = (await this.link.call(
+      owner,
+      "session.takeover",
+      { clientId, discard: cleanStart },
+      5000,
+    )) as WireTransfer | null;
+    return wire === null ? null : transferFromWire(wire);
+  }
+
+  /** Another node registered a client id this node still holds (two connects raced): let go. */
+  private onClientRegistered(clientId: string, owner: string): void {
+    if (owner === this.o.nodeName) return;
+    if (this.o.broker.sessions.lookup(clientId) !== undefined) this.o.broker.sessions.takeAway(clientId, true);
   }
 
   /** ClusterPort: sends `msg` once to each other node with a matching route (retained: to all). */
@@ -164,6 +226,11 @@ export class ClusterNode implements ClusterPort {
     return this.membership?.stoppedNodes() ?? Promise.resolve([]);
   }
 
+  /** Forgets a stopped node (`cluster force-leave`). */
+  forget(node: string): Promise<void> {
+    return this.membership?.forget(node) ?? Promise.resolve();
+  }
+
   /** Waits until pending route writes reached the store (tests, drain). */
   async flushRoutes(): Promise<void> {
     await this.routeSync?.flush();
@@ -173,6 +240,8 @@ export class ClusterNode implements ClusterPort {
     this.o.broker.cluster = { forward: () => 0 };
     await this.routeSync?.flush().catch(() => {});
     await this.routeSync?.stop();
+    await this.clientsWatch?.close();
+    this.o.broker.hooks.removeOwner("svc_cluster");
     await this.membership?.stop();
     await this.link.stop();
   }
@@ -182,6 +251,7 @@ interface WireRetained {
   topic: string;
   payload: string;
   qos: 0 | 1 | 2;
+  retain?: boolean;
   from: string;
   ts: number;
   exp: number;
@@ -196,6 +266,7 @@ function toWire(m: Message): WireRetained {
     topic: m.topic,
     payload: m.payload.toString("base64"),
     qos: m.qos,
+    retain: m.retain,
     from: m.from,
     ts: m.timestamp,
     exp: m.expiresAt,
@@ -215,11 +286,25 @@ function fromWire(w: WireRetained): Message {
     topic: w.topic,
     payload: Buffer.from(w.payload, "base64"),
     qos: w.qos,
-    retain: true,
+    retain: w.retain ?? true,
     properties: props,
     timestamp: w.ts,
     expiresAt: w.exp,
     sys: false,
     headers: undefined,
   };
+}
+
+interface WireTransfer {
+  expiryInterval: number;
+  subscriptions: [string, SubOpts][];
+  pending: { msg: WireRetained; qos: QoS; opts: SubOpts; retained: boolean }[];
+}
+
+function transferToWire(t: SessionTransfer): WireTransfer {
+  return { ...t, pending: t.pending.map((d) => ({ ...d, msg: toWire(d.msg) })) };
+}
+
+function transferFromWire(w: WireTransfer): SessionTransfer {
+  return { ...w, pending: w.pending.map((d) => ({ ...d, msg: fromWire(d.msg) })) };
 }

@@ -71,6 +71,8 @@ export interface ListenerConfig {
   readonly failIfNoPeerCert: boolean;
   readonly tlsVersions: string[];
   readonly ciphers?: string[];
+  /** TLS 1.2 PSK suites (ssl only): set, the listener accepts TLS-PSK clients. */
+  readonly pskCiphers?: string[];
   readonly mqttPath: string;
   /** Milliseconds. */
   readonly handshakeTimeout: number;

@@ -43,6 +43,7 @@ export function buildListener(key: string, read: (key: string) => unknown): List
     failIfNoPeerCert: get("fail_if_no_peer_cert"),
     tlsVersions: [...get("tls_versions")],
     ciphers: get("ciphers"),
+    pskCiphers: get("psk_ciphers"),
     mqttPath: get("mqtt_path"),
     handshakeTimeout: get("handshake_timeout"),
   };

@@ -125,6 +125,35 @@ export const SCHEMA = {
     default: "ignore",
     description: "What happens to a client whose publish or subscribe the ACL denies.",
   },
+  "auth.client.password_hash": {
+    type: "enum",
+    values: ["plain", "md5", "sha", "sha256", "sha512", "bcrypt"],
+    default: "sha256",
+    description: "Hash of new svc_auth_clientid passwords, stored as 4 random salt bytes + hash(salt + password).",
+  },
+  "auth.user.password_hash": {
+    type: "enum",
+    values: ["plain", "md5", "sha", "sha256", "sha512", "bcrypt"],
+    default: "sha256",
+    description: "Hash of new svc_auth_username passwords, stored as 4 random salt bytes + hash(salt + password).",
+  },
+  "psk.file.path": {
+    type: "path",
+    default: "etc/psk.txt",
+    description: "File of TLS-PSK identity:key lines read by svc_psk_file (relative to the working directory).",
+  },
+  "psk.file.delimiter": {
+    type: "string",
+    default: ":",
+    nonEmpty: true,
+    description: "Separator between identity and key on each line of the PSK file.",
+  },
+  "plugins.etc_dir": {
+    type: "path",
+    default: "etc/plugins",
+    description:
+      "Directory of the plugins' own configuration files, <plugin>.conf (relative to the working directory).",
+  },
 
   // ---- MQTT protocol (zones may override each) -------------------------------------------------
   "mqtt.max_packet_size": {
@@ -485,6 +514,12 @@ export const SCHEMA = {
     type: "list",
     only: TLS,
     description: "Comma-separated OpenSSL cipher suite names (unset = Node's defaults).",
+  },
+  "listener.$kind.$name.psk_ciphers": {
+    type: "list",
+    only: ["ssl"],
+    description:
+      "Comma-separated TLS 1.2 PSK cipher suites; set to accept TLS-PSK clients (svc_psk_file), not with ciphers.",
   },
 
   // ---- broker ----------------------------------------------------------------------------------

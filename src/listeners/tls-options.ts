@@ -45,6 +45,7 @@ export function tlsServerOptions(settings: ListenerSettings, material: TlsMateri
   // The reference broker's config lists ciphers comma-separated; OpenSSL wants colons.
   if (settings.ciphers !== undefined && settings.ciphers !== "")
     options.ciphers = settings.ciphers.replaceAll(",", ":");
+  if (settings.pskCallback !== undefined) options.pskCallback = settings.pskCallback;
   return options;
 }
 

@@ -1,6 +1,7 @@
 // Listener contracts: what a listener is configured with, what it hands the broker per
 // accepted connection, and what it reports (spec 000 §2 "Listener").
 import type { Duplex } from "node:stream";
+import type { TLSSocket } from "node:tls";
 
 export type ListenerKind = "tcp" | "ssl" | "ws" | "wss";
 export type ListenerProtocol = "mqtt:tcp" | "mqtt:ssl" | "mqtt:ws" | "mqtt:wss";
@@ -48,6 +49,8 @@ export interface ListenerSettings {
   tlsVersions: string[];
   /** OpenSSL names, ':' or ',' separated. */
   ciphers?: string;
+  /** TLS-PSK (ssl): the key of a client's PSK identity, or null to refuse the handshake. */
+  pskCallback?: (socket: TLSSocket, identity: string) => Buffer | null;
   /** e.g. '/mqtt'. */
   mqttPath: string;
   /** ms. */

@@ -2,10 +2,25 @@
 // look up by client id or username, kick, the ACL cache. Records carry the spec's Client field
 // names (section 2) with values from the live channel and its session. Persistent sessions of
 // disconnected clients are listed with connected = false.
+//
+// The synchronous methods answer for this node; the async `find*`, `kickAnywhere` and
+// `*Anywhere` ones answer for the cluster (or one node) through ClusterCalls: each node runs the
+// filters on its own clients and answers its count and the rows a page needs; the lists are
+// concatenated in node-name order, each node's rows in its own order, then paged.
 
 import type { Broker } from "../broker/broker.ts";
 import type { Channel } from "../broker/channel/channel.ts";
 import type { Session } from "../broker/session/session.ts";
+import type { ClientInfo } from "../broker/types.ts";
+import {
+  type ClusterCalls,
+  fromEvery,
+  type PageOf,
+  type PagePart,
+  pageAcross,
+  partOf,
+  type Window,
+} from "./cluster-calls.ts";
 import { formatDatetime } from "./format.ts";
 
 export interface ClientRecord {
@@ -76,8 +91,74 @@ export interface AclCacheEntry {
   updated_time: number;
 }
 
+/** Where the ACL caches of connections are kept (the ACL feature's AclCaches). */
+export interface AclCacheStore {
+  entries(client: ClientInfo): AclCacheEntry[];
+  clear(client: ClientInfo): void;
+}
+
 export class ClientService {
-  constructor(private readonly broker: Broker) {}
+  constructor(
+    private readonly broker: Broker,
+    private readonly aclCaches: AclCacheStore | undefined,
+    private readonly calls: ClusterCalls,
+  ) {
+    const id = (a: unknown): string => (a as { clientid: string }).clientid;
+    calls.register("mgmt.clients", (a) => {
+      const { q, w } = a as { q: ClientQuery; w: Window };
+      return partOf(this.query(q), w);
+    });
+    calls.register("mgmt.client", (a) => this.lookup(id(a)));
+    calls.register("mgmt.clientsByUsername", (a) => this.byUsername((a as { username: string }).username));
+    calls.register("mgmt.kick", (a) => this.kick(id(a)));
+    calls.register("mgmt.aclCache", (a) => this.aclCache(id(a)) ?? null);
+    calls.register("mgmt.clearAclCache", (a) => this.clearAclCache(id(a)));
+  }
+
+  /** A page of the clients matching `q`, in the cluster or on `node`, with the total count. */
+  async findPage(q: ClientQuery, w: Window, node?: string): Promise<PageOf<ClientRecord>> {
+    const args = { q, w };
+    if (node !== undefined)
+      return pageAcross([await this.calls.call<PagePart<ClientRecord>>(node, "mgmt.clients", args)], w);
+    const parts = await fromEvery<PagePart<ClientRecord>>(this.calls, "mgmt.clients", args);
+    return pageAcross(
+      parts.map((p) => p.value),
+      w,
+    );
+  }
+
+  /** The client's record (at most one: client ids are unique), in the cluster or on `node`. */
+  find(clientId: string, node?: string): Promise<ClientRecord[]> {
+    return this.gather("mgmt.client", { clientid: clientId }, node);
+  }
+
+  /** Clients with `username`, in the cluster or on `node`. */
+  findByUsername(username: string, node?: string): Promise<ClientRecord[]> {
+    return this.gather("mgmt.clientsByUsername", { username }, node);
+  }
+
+  /** Kicks the client wherever it is (every node is asked); false when no node has it. */
+  async kickAnywhere(clientId: string): Promise<boolean> {
+    const answers = await fromEvery<boolean>(this.calls, "mgmt.kick", { clientid: clientId });
+    return answers.some((a) => a.value);
+  }
+
+  /** The ACL cache of the client on whichever node it is connected to; undefined when offline. */
+  async aclCacheAnywhere(clientId: string): Promise<AclCacheEntry[] | undefined> {
+    const answers = await fromEvery<AclCacheEntry[] | null>(this.calls, "mgmt.aclCache", { clientid: clientId });
+    return answers.find((a) => a.value !== null)?.value ?? undefined;
+  }
+
+  /** Clears the client's ACL cache wherever it is connected; false when it is not online. */
+  async clearAclCacheAnywhere(clientId: string): Promise<boolean> {
+    const answers = await fromEvery<boolean>(this.calls, "mgmt.clearAclCache", { clientid: clientId });
+    return answers.some((a) => a.value);
+  }
+
+  private async gather(method: string, args: unknown, node: string | undefined): Promise<ClientRecord[]> {
+    if (node !== undefined) return this.calls.call<ClientRecord[]>(node, method, args);
+    return (await fromEvery<ClientRecord[]>(this.calls, method, args)).flatMap((a) => a.value);
+  }
 
   /** Every client with a session on this node (connected first, in connection order). */
   list(): ClientRecord[] {
@@ -111,17 +192,19 @@ export class ClientService {
     return this.broker.sessions.kick(clientId);
   }
 
-  /**
-   * The ACL decisions cached for a connected client; undefined when it is not online. No ACL
-   * cache exists yet (the ACL issue adds it), so an online client's cache is empty.
-   */
+  /** The ACL decisions cached for a connected client, oldest first; undefined when it is not online. */
   aclCache(clientId: string): AclCacheEntry[] | undefined {
-    return this.broker.sessions.channel(clientId) === undefined ? undefined : [];
+    const ch = this.broker.sessions.channel(clientId);
+    if (ch === undefined) return undefined;
+    return this.aclCaches?.entries(ch.client) ?? [];
   }
 
   /** Clears a connected client's ACL cache; false when it is not online. */
   clearAclCache(clientId: string): boolean {
-    return this.broker.sessions.channel(clientId) !== undefined;
+    const ch = this.broker.sessions.channel(clientId);
+    if (ch === undefined) return false;
+    this.aclCaches?.clear(ch.client);
+    return true;
   }
 
   private record(s: Session, ch: Channel | undefined): ClientRecord {

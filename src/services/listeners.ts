@@ -1,7 +1,10 @@
 // Listener views for the API and CLI (spec 000 §2 "Listener"): the MQTT listeners and the HTTP
 // management listeners of a node, each `{protocol, listen_on, acceptors, max_conns,
 // current_conns, shutdown_count}`. Sources register themselves (the node's MQTT listeners at
-// start, the management server once bound), so this layer knows no transport.
+// start, the management server once bound), so this layer knows no transport. A node's list is
+// a call to that node (`mgmt.listeners`); the cluster form leaves out a node that does not answer.
+
+import { type ClusterCalls, fromEvery } from "./cluster-calls.ts";
 
 export interface ListenerRecord {
   protocol: string;
@@ -24,13 +27,20 @@ export type ListenerSource = () => readonly ListenerRecord[];
 export class ListenerService {
   private readonly sources: ListenerSource[] = [];
 
-  constructor(private readonly nodes: () => string[]) {}
+  constructor(private readonly calls: ClusterCalls) {
+    calls.register("mgmt.listeners", () => this.local());
+  }
 
   addSource(src: ListenerSource): void {
     this.sources.push(src);
   }
 
-  async list(_node: string): Promise<ListenerRecord[]> {
+  list(node: string): Promise<ListenerRecord[]> {
+    return this.calls.call<ListenerRecord[]>(node, "mgmt.listeners", null);
+  }
+
+  /** This node's listeners. */
+  local(): ListenerRecord[] {
     const out: ListenerRecord[] = [];
     for (const src of this.sources) {
       for (const l of src())
@@ -47,6 +57,7 @@ export class ListenerService {
   }
 
   async cluster(): Promise<NodeListeners[]> {
-    return Promise.all(this.nodes().map(async (node) => ({ node, listeners: await this.list(node) })));
+    const answers = await fromEvery<ListenerRecord[]>(this.calls, "mgmt.listeners", null);
+    return answers.map((a) => ({ node: a.node, listeners: a.value }));
   }
 }

@@ -1,7 +1,8 @@
 // Node views for the API and CLI (spec 000 §2 "Node info", "Node statistics"): what each node
-// says about itself, and the node's lifecycle state for the `/status` probe. Single node for now:
-// `names()` is this node only, and every per-node call answers for it; the cluster issue makes
-// `names()` the membership and the per-node calls remote, behind the same async signatures.
+// says about itself, and the node's lifecycle state for the `/status` probe. `names()` are the
+// running nodes of the cluster (this node alone when not clustered); `info`/`stats` of a node are
+// calls to that node's own handlers (`mgmt.nodeInfo`, `mgmt.nodeStats`), and the lists gather them
+// from every running node (one that does not answer is left out).
 //
 // Fields that name Erlang internals in the spec carry the nearest honest Node.js fact:
 // - `otp_release`: the JavaScript runtime and its version (`Node.js v24.x.y`).
@@ -14,6 +15,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { nodeInfo, SYSDESCR, VERSION } from "../sys/node-info.ts";
+import { type ClusterCalls, fromEvery } from "./cluster-calls.ts";
 import { formatUptime } from "./format.ts";
 
 export type NodeState = "starting" | "running" | "draining";
@@ -62,7 +64,13 @@ export class NodeService {
   readonly version = VERSION;
   private current: NodeState = "starting";
 
-  constructor(private readonly src: NodeSource) {}
+  constructor(
+    private readonly src: NodeSource,
+    private readonly calls: ClusterCalls,
+  ) {
+    calls.register("mgmt.nodeInfo", () => this.localInfo());
+    calls.register("mgmt.nodeStats", () => this.localStats());
+  }
 
   get local(): string {
     return this.src.nodeName;
@@ -76,9 +84,9 @@ export class NodeService {
     this.current = s;
   }
 
-  /** Names of the nodes of the cluster (this node only until clustering lands). */
+  /** Names of the running nodes of the cluster, this one included. */
   names(): string[] {
-    return [this.src.nodeName];
+    return this.calls.nodes();
   }
 
   has(node: string): boolean {
@@ -91,10 +99,31 @@ export class NodeService {
     return `Node ${this.src.nodeName} is started\n${SYSDESCR} is ${what}`;
   }
 
-  async info(node: string): Promise<NodeInfoRecord> {
+  /** A node's info, as that node tells it. */
+  info(node: string): Promise<NodeInfoRecord> {
+    return this.calls.call<NodeInfoRecord>(node, "mgmt.nodeInfo", null);
+  }
+
+  /** Info of every running node that answers. */
+  async infos(): Promise<NodeInfoRecord[]> {
+    return (await fromEvery<NodeInfoRecord>(this.calls, "mgmt.nodeInfo", null)).map((a) => a.value);
+  }
+
+  /** A node's statistics, as that node tells them. */
+  stats(node: string): Promise<NodeStatsRecord> {
+    return this.calls.call<NodeStatsRecord>(node, "mgmt.nodeStats", null);
+  }
+
+  /** Statistics of every running node that answers. */
+  async allStats(): Promise<NodeStatsRecord[]> {
+    return (await fromEvery<NodeStatsRecord>(this.calls, "mgmt.nodeStats", null)).map((a) => a.value);
+  }
+
+  /** This node's info. */
+  localInfo(): NodeInfoRecord {
     const i = nodeInfo(this.src.startedAt);
     return {
-      node,
+      node: this.src.nodeName,
       node_status: "Running",
       version: i.version,
       sysdescr: i.sysdescr,
@@ -104,11 +133,9 @@ export class NodeService {
     };
   }
 
-  async infos(): Promise<NodeInfoRecord[]> {
-    return Promise.all(this.names().map((n) => this.info(n)));
-  }
-
-  async stats(node: string): Promise<NodeStatsRecord> {
+  /** This node's statistics. */
+  localStats(): NodeStatsRecord {
+    const node = this.src.nodeName;
     const now = Date.now();
     const [l1, l5, l15] = loadavg();
     const mem = process.memoryUsage();
@@ -130,10 +157,6 @@ export class NodeService {
       process_available: limit,
       process_used: openHandles(),
     };
-  }
-
-  async allStats(): Promise<NodeStatsRecord[]> {
-    return Promise.all(this.names().map((n) => this.stats(n)));
   }
 }
 

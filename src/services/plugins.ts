@@ -1,9 +1,11 @@
 // Plugin views and lifecycle for the API and CLI (spec 000 §2 "Plugin", §3 plugin transitions):
 // list per node and cluster-wide, load / unload / reload on a node, unload / reload everywhere.
 // Outcomes are values: `already_started`, `not_started`, `not_found` are what the API reports.
-// Single node for now; the per-node calls take the node name so the cluster issue can route them.
+// The per-node calls run on that node (handlers `mgmt.plugins`, `mgmt.pluginOp`); the cluster
+// list leaves out a node that does not answer, the `*Everywhere` operations fail with it.
 
 import { PluginError, type PluginInfo, type PluginRegistry } from "../plugins/registry.ts";
+import { type ClusterCalls, fromEvery } from "./cluster-calls.ts";
 
 export type { PluginInfo };
 
@@ -19,39 +21,52 @@ export interface NodeOutcome {
   outcome: PluginOutcome;
 }
 
+type PluginOp = "load" | "unload" | "reload";
+
 export class PluginService {
   constructor(
     private readonly registry: PluginRegistry,
-    private readonly nodes: () => string[],
-  ) {}
+    private readonly calls: ClusterCalls,
+  ) {
+    calls.register("mgmt.plugins", () => this.registry.list());
+    calls.register("mgmt.pluginOp", (a) => {
+      const { op, name } = a as { op: PluginOp; name: string };
+      return outcome(() => this.registry[op](name));
+    });
+  }
 
-  async list(_node: string): Promise<PluginInfo[]> {
-    return this.registry.list();
+  list(node: string): Promise<PluginInfo[]> {
+    return this.calls.call<PluginInfo[]>(node, "mgmt.plugins", null);
   }
 
   async cluster(): Promise<NodePlugins[]> {
-    return Promise.all(this.nodes().map(async (node) => ({ node, plugins: await this.list(node) })));
+    const answers = await fromEvery<PluginInfo[]>(this.calls, "mgmt.plugins", null);
+    return answers.map((a) => ({ node: a.node, plugins: a.value }));
   }
 
-  load(_node: string, name: string): Promise<PluginOutcome> {
-    return outcome(() => this.registry.load(name));
+  load(node: string, name: string): Promise<PluginOutcome> {
+    return this.op(node, "load", name);
   }
 
-  unload(_node: string, name: string): Promise<PluginOutcome> {
-    return outcome(() => this.registry.unload(name));
+  unload(node: string, name: string): Promise<PluginOutcome> {
+    return this.op(node, "unload", name);
   }
 
-  reload(_node: string, name: string): Promise<PluginOutcome> {
-    return outcome(() => this.registry.reload(name));
+  reload(node: string, name: string): Promise<PluginOutcome> {
+    return this.op(node, "reload", name);
   }
 
   /** Unloads on every node (the family has no cluster-wide load). */
   async unloadEverywhere(name: string): Promise<NodeOutcome[]> {
-    return Promise.all(this.nodes().map(async (node) => ({ node, outcome: await this.unload(node, name) })));
+    return Promise.all(this.calls.nodes().map(async (node) => ({ node, outcome: await this.unload(node, name) })));
   }
 
   async reloadEverywhere(name: string): Promise<NodeOutcome[]> {
-    return Promise.all(this.nodes().map(async (node) => ({ node, outcome: await this.reload(node, name) })));
+    return Promise.all(this.calls.nodes().map(async (node) => ({ node, outcome: await this.reload(node, name) })));
+  }
+
+  private op(node: string, op: PluginOp, name: string): Promise<PluginOutcome> {
+    return this.calls.call<PluginOutcome>(node, "mgmt.pluginOp", { op, name });
   }
 }
 

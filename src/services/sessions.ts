@@ -2,10 +2,20 @@
 // each session on this node, connected or parked. Figures come from the session itself:
 // `inflight` is the outgoing window, `awaiting_ack` its QoS 1/2 entries still waiting for
 // PUBACK/PUBREC, `awaiting_comp` the QoS 2 entries waiting for PUBCOMP, `awaiting_rel` the
-// incoming QoS 2 messages waiting for PUBREL.
+// incoming QoS 2 messages waiting for PUBREL. `findPage`/`find` answer for the cluster or one
+// node through ClusterCalls (`mgmt.sessions`, `mgmt.session`).
 
 import type { Broker } from "../broker/broker.ts";
 import type { Session } from "../broker/session/session.ts";
+import {
+  type ClusterCalls,
+  fromEvery,
+  type PageOf,
+  type PagePart,
+  pageAcross,
+  partOf,
+  type Window,
+} from "./cluster-calls.ts";
 import { formatDatetime } from "./format.ts";
 
 export interface SessionRecord {
@@ -22,7 +32,31 @@ export interface SessionRecord {
 }
 
 export class SessionService {
-  constructor(private readonly broker: Broker) {}
+  constructor(
+    private readonly broker: Broker,
+    private readonly calls: ClusterCalls,
+  ) {
+    calls.register("mgmt.sessions", (a) => partOf(this.list(), (a as { w: Window }).w));
+    calls.register("mgmt.session", (a) => this.lookup((a as { clientid: string }).clientid));
+  }
+
+  /** A page of the sessions of the cluster or of `node`, with the total count. */
+  async findPage(w: Window, node?: string): Promise<PageOf<SessionRecord>> {
+    if (node !== undefined)
+      return pageAcross([await this.calls.call<PagePart<SessionRecord>>(node, "mgmt.sessions", { w })], w);
+    const parts = await fromEvery<PagePart<SessionRecord>>(this.calls, "mgmt.sessions", { w });
+    return pageAcross(
+      parts.map((p) => p.value),
+      w,
+    );
+  }
+
+  /** A client's session, in the cluster or on `node`. */
+  async find(clientId: string, node?: string): Promise<SessionRecord[]> {
+    const args = { clientid: clientId };
+    if (node !== undefined) return this.calls.call<SessionRecord[]>(node, "mgmt.session", args);
+    return (await fromEvery<SessionRecord[]>(this.calls, "mgmt.session", args)).flatMap((a) => a.value);
+  }
 
   list(): SessionRecord[] {
     return [...this.broker.sessions.allSessions()].map((s) => this.record(s));

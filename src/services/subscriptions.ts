@@ -1,9 +1,21 @@
 // Subscription and route views, and subscribe/unsubscribe on behalf of a client (HTTP API
 // `/mqtt/subscribe`, CLI `subscriptions add|del`). Expected outcomes are values, not exceptions.
+// The synchronous methods answer for this node; the async `find*` and `*Anywhere` ones for the
+// cluster (or one node) through ClusterCalls, and `clusterRoutes` reads the cluster route table
+// this node keeps (its own filters plus the other nodes' routes it watches).
 
 import type { Broker } from "../broker/broker.ts";
 import type { QoS } from "../broker/types.ts";
 import { matchTopic, parseSharedFilter, validateTopicFilter } from "../mqtt/topic.ts";
+import {
+  type ClusterCalls,
+  fromEvery,
+  type PageOf,
+  type PagePart,
+  pageAcross,
+  partOf,
+  type Window,
+} from "./cluster-calls.ts";
 
 export interface SubscriptionRecord {
   clientid: string;
@@ -31,8 +43,99 @@ export interface SubscriptionQuery {
 
 export type SubscribeOutcome = "ok" | "client_not_online" | "bad_topic" | "bad_qos";
 
+/** `[filter, node]` routes of the other nodes (the cluster route table); none on a single node. */
+export type RemoteRouteSource = () => Iterable<[string, string]>;
+
 export class SubscriptionService {
-  constructor(private readonly broker: Broker) {}
+  constructor(
+    private readonly broker: Broker,
+    private readonly calls: ClusterCalls,
+    private readonly remoteRoutes: RemoteRouteSource = () => [],
+  ) {
+    calls.register("mgmt.subscriptions", (a) => {
+      const { q, w } = a as { q: SubscriptionQuery; w: Window };
+      return partOf(this.query(q), w);
+    });
+    calls.register("mgmt.clientSubscriptions", (a) => this.ofClient((a as { clientid: string }).clientid));
+    calls.register("mgmt.subscribe", (a) => {
+      const r = a as { clientid: string; topic: string; qos: number };
+      return this.subscribe(r.clientid, r.topic, r.qos);
+    });
+    calls.register("mgmt.unsubscribe", (a) => {
+      const r = a as { clientid: string; topic: string };
+      return this.unsubscribe(r.clientid, r.topic);
+    });
+  }
+
+  /** A page of the subscriptions matching `q`, in the cluster or on `node`, with the total count. */
+  async findPage(q: SubscriptionQuery, w: Window, node?: string): Promise<PageOf<SubscriptionRecord>> {
+    const args = { q, w };
+    if (node !== undefined)
+      return pageAcross([await this.calls.call<PagePart<SubscriptionRecord>>(node, "mgmt.subscriptions", args)], w);
+    const parts = await fromEvery<PagePart<SubscriptionRecord>>(this.calls, "mgmt.subscriptions", args);
+    return pageAcross(
+      parts.map((p) => p.value),
+      w,
+    );
+  }
+
+  /** A client's subscriptions, in the cluster (where its session is) or on `node`. */
+  async findOfClient(clientId: string, node?: string): Promise<SubscriptionRecord[]> {
+    const args = { clientid: clientId };
+    if (node !== undefined) return this.calls.call<SubscriptionRecord[]>(node, "mgmt.clientSubscriptions", args);
+    const answers = await fromEvery<SubscriptionRecord[]>(this.calls, "mgmt.clientSubscriptions", args);
+    return answers.flatMap((a) => a.value);
+  }
+
+  /** Subscribes the client's session on whichever node holds it. */
+  subscribeAnywhere(clientId: string, topic: string, qos: number): Promise<SubscribeOutcome> {
+    const local = this.subscribe(clientId, topic, qos);
+    if (local !== "client_not_online") return Promise.resolve(local);
+    return this.onOwner("mgmt.subscribe", { clientid: clientId, topic, qos });
+  }
+
+  /** Unsubscribes the client's session on whichever node holds it. */
+  unsubscribeAnywhere(clientId: string, topic: string): Promise<SubscribeOutcome> {
+    const local = this.unsubscribe(clientId, topic);
+    if (local !== "client_not_online") return Promise.resolve(local);
+    return this.onOwner("mgmt.unsubscribe", { clientid: clientId, topic });
+  }
+
+  /**
+   * Asks every other node; the one holding the session answers something else than
+   * client_not_online. When none holds it but one did not answer, that is a failed call.
+   */
+  private async onOwner(
+    method: string,
+    args: { clientid: string; topic: string; qos?: number },
+  ): Promise<SubscribeOutcome> {
+    const others = this.calls.nodes().filter((n) => n !== this.calls.self);
+    const settled = await Promise.allSettled(others.map((n) => this.calls.call<SubscribeOutcome>(n, method, args)));
+    let failure: unknown;
+    for (const s of settled) {
+      if (s.status === "rejected") failure ??= s.reason;
+      else if (s.value !== "client_not_online") return s.value;
+    }
+    if (failure !== undefined) throw failure;
+    return "client_not_online";
+  }
+
+  /**
+   * The cluster route table: this node's filters and the other nodes' routes, sorted by node name
+   * then filter, so every node answers the same table in the same order (pages are stable).
+   */
+  clusterRoutes(): RouteRecord[] {
+    const out = this.routes();
+    for (const [topic, node] of this.remoteRoutes()) out.push({ topic, node });
+    return out.sort((a, b) => byNode(a, b) || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+  }
+
+  /** The cluster's routes of one filter. */
+  clusterRoute(topic: string): RouteRecord[] {
+    const out = this.route(topic);
+    for (const [filter, node] of this.remoteRoutes()) if (filter === topic) out.push({ topic, node });
+    return out.sort(byNode);
+  }
 
   list(): SubscriptionRecord[] {
     const out: SubscriptionRecord[] = [];
@@ -94,4 +197,9 @@ export class SubscriptionService {
   route(topic: string): RouteRecord[] {
     return this.broker.router.hasRoute(topic) ? [{ topic, node: this.broker.nodeName }] : [];
   }
+}
+
+/** Stable sort key of cluster views: the node name (rows of one node keep their order). */
+function byNode(a: { node: string }, b: { node: string }): number {
+  return a.node < b.node ? -1 : a.node > b.node ? 1 : 0;
 }

@@ -180,4 +180,56 @@ describeEtcd("cluster of three nodes on etcd", provider, (etcdProvider) => {
       child.cleanup();
     }
   }, 40_000);
+
+  it("moves a persistent session to the node the client reconnects to, queued messages included", async () => {
+    const [n1, n2, n3] = nodes;
+    const a = await mqtt.connectAsync(n1.url, {
+      clientId: "mover",
+      protocolVersion: 5,
+      clean: false,
+      properties: { sessionExpiryInterval: 300 },
+      reconnectPeriod: 0,
+    });
+    await a.subscribeAsync("move/t", { qos: 1 });
+    await routed("move/t", n1);
+    // A second connection of the same id on n2 takes the session over: the first one is closed.
+    const closed = new Promise<void>((r) => a.once("close", () => r()));
+    const b = await mqtt.connectAsync(n2.url, {
+      clientId: "mover",
+      protocolVersion: 5,
+      clean: false,
+      properties: { sessionExpiryInterval: 300 },
+      reconnectPeriod: 0,
+    });
+    clients.push(b);
+    await closed;
+    await routed("move/t", n2);
+    expect(n1.broker.sessions.lookup("mover")).toBeUndefined();
+    expect(n2.broker.sessions.lookup("mover")?.subscriptions.has("move/t")).toBe(true);
+    // Offline on n2, messages queue there; reconnecting on n3 brings them along.
+    await b.endAsync();
+    clients.splice(clients.indexOf(b), 1);
+    await until(() => !n2.broker.sessions.lookup("mover")?.isOnline(), "mover offline");
+    const p = await client(n3, "move-pub");
+    for (const i of [1, 2, 3]) await p.publishAsync("move/t", `m${i}`, { qos: 1 });
+    await until(() => (n2.broker.sessions.lookup("mover")?.mqueue.length ?? 0) === 3, "queued on n2");
+    const c = mqtt.connect(n3.url, {
+      clientId: "mover",
+      protocolVersion: 5,
+      clean: false,
+      properties: { sessionExpiryInterval: 300 },
+      reconnectPeriod: 0,
+    });
+    clients.push(c);
+    const got: string[] = [];
+    const three = new Promise<void>((resolve) => {
+      c.on("message", (_t: string, pl: Buffer) => {
+        got.push(pl.toString());
+        if (got.length === 3) resolve();
+      });
+    });
+    await three;
+    expect(got).toEqual(["m1", "m2", "m3"]);
+    expect(n2.broker.sessions.lookup("mover")).toBeUndefined();
+  });
 });

@@ -74,7 +74,7 @@ describe("etc/acl.conf", () => {
       .filter((l) => l.startsWith("{"));
     expect(rules).toEqual([
       '{allow, {user, "dashboard"}, subscribe, ["$SYS/#"]}.',
-      '{allow, {ipaddr, "127.0.0.1"}, pubsub, ["$SYS/#", "#"]}.',
+      '{allow, {ipaddrs, ["127.0.0.1", "::1"]}, pubsub, ["$SYS/#", "#"]}.',
       '{deny, all, subscribe, ["$SYS/#", {eq, "#"}]}.',
       "{allow, all}.",
     ]);

@@ -5,11 +5,11 @@ import type { ClientRecord } from "../../services/clients.ts";
 import type { SessionRecord } from "../../services/sessions.ts";
 import { requireNode } from "../common.ts";
 import type { ApiDeps } from "../deps.ts";
-import { v2done, v2objects, v2paged } from "../envelope.ts";
+import { v2done, v2objects, v2pagedRows } from "../envelope.ts";
 import { clientNotOnline } from "../errors.ts";
 import type { RouteTable } from "../route-table.ts";
 import { V2Client, V2Session, v2Done, v2Objects, v2Paged, v2PageQuery } from "../schemas.ts";
-import { ClientIdParam, NodeClientIdParam, NodeNameParam, orUndefined, v2PageOf } from "./params.ts";
+import { ClientIdParam, NodeClientIdParam, NodeNameParam, orUndefined, v2PageOf, v2WindowOf } from "./params.ts";
 
 const client = (c: ClientRecord) => ({
   client_id: c.clientid,
@@ -50,9 +50,11 @@ export function v2ClientRoutes(t: RouteTable, d: ApiDeps): void {
       query,
       response: v2Paged(V2Client),
     },
-    ({ params, query: q }) => {
+    async ({ params, query: q }) => {
       requireNode(d, params.node_name);
-      return v2paged(clients.list().map(client), ...v2PageOf(d, q));
+      const [page, size] = v2PageOf(d, q);
+      const r = await clients.findPage({}, v2WindowOf(page, size), params.node_name);
+      return v2pagedRows({ rows: r.rows.map(client), count: r.count }, page, size);
     },
   );
 
@@ -66,9 +68,9 @@ export function v2ClientRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeClientIdParam,
       response: v2Objects(V2Client),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node_name);
-      return v2objects(clients.lookup(params.client_id).map(client));
+      return v2objects((await clients.find(params.client_id, params.node_name)).map(client));
     },
   );
 
@@ -82,7 +84,7 @@ export function v2ClientRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientIdParam,
       response: v2Objects(V2Client),
     },
-    ({ params }) => v2objects(clients.lookup(params.client_id).map(client)),
+    async ({ params }) => v2objects((await clients.find(params.client_id)).map(client)),
   );
 
   t.add(
@@ -95,8 +97,8 @@ export function v2ClientRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientIdParam,
       response: v2Done,
     },
-    ({ params }) => {
-      if (!clients.kick(params.client_id)) throw clientNotOnline(params.client_id);
+    async ({ params }) => {
+      if (!(await clients.kickAnywhere(params.client_id))) throw clientNotOnline(params.client_id);
       return v2done();
     },
   );
@@ -112,9 +114,11 @@ export function v2ClientRoutes(t: RouteTable, d: ApiDeps): void {
       query,
       response: v2Paged(V2Session),
     },
-    ({ params, query: q }) => {
+    async ({ params, query: q }) => {
       requireNode(d, params.node_name);
-      return v2paged(sessions.list().map(session), ...v2PageOf(d, q));
+      const [page, size] = v2PageOf(d, q);
+      const r = await sessions.findPage(v2WindowOf(page, size), params.node_name);
+      return v2pagedRows({ rows: r.rows.map(session), count: r.count }, page, size);
     },
   );
 
@@ -128,9 +132,9 @@ export function v2ClientRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeClientIdParam,
       response: v2Objects(V2Session),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node_name);
-      return v2objects(sessions.lookup(params.client_id).map(session));
+      return v2objects((await sessions.find(params.client_id, params.node_name)).map(session));
     },
   );
 
@@ -144,6 +148,6 @@ export function v2ClientRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientIdParam,
       response: v2Objects(V2Session),
     },
-    ({ params }) => v2objects(sessions.lookup(params.client_id).map(session)),
+    async ({ params }) => v2objects((await sessions.find(params.client_id)).map(session)),
   );
 }

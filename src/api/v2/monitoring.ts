@@ -1,5 +1,5 @@
 // v2 `/monitoring/listeners|metrics|stats` (spec 001 §2/§4): cluster forms are objects keyed by
-// node name; listeners `{protocol, listen, acceptors, max_clients, current_clients,
+// node name (every running node that answers); listeners `{protocol, listen, acceptors, max_clients, current_clients,
 // shutdown_count}` with `shutdown_count` an array (`[{<reason>: n}]`); slash-separated keys.
 
 import { z } from "@hono/zod-openapi";
@@ -21,14 +21,14 @@ const listener = (l: ListenerRecord) => ({
   shutdown_count: Object.entries(l.shutdown_count).map(([reason, n]) => ({ [reason]: n })),
 });
 
-function byNode<T>(names: string[], fn: (node: string) => T): Record<string, T> {
+function byNode<V, T>(answers: { node: string; value: V }[], fn: (value: V) => T): Record<string, T> {
   const out: Record<string, T> = {};
-  for (const n of names) out[n] = fn(n);
+  for (const a of answers) out[a.node] = fn(a.value);
   return out;
 }
 
 export function v2MonitoringRoutes(t: RouteTable, d: ApiDeps): void {
-  const { listeners, metrics, nodes } = d.services;
+  const { listeners, metrics } = d.services;
 
   t.add(
     {
@@ -71,7 +71,7 @@ export function v2MonitoringRoutes(t: RouteTable, d: ApiDeps): void {
       tag: "metrics",
       response: v2Envelope(z.record(z.string(), Metrics)),
     },
-    () => v2ok(byNode(nodes.names(), () => v2Metrics(metrics.metrics()))),
+    async () => v2ok(byNode(await metrics.everywhere("metrics"), v2Metrics)),
   );
 
   t.add(
@@ -84,9 +84,9 @@ export function v2MonitoringRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeNameParam,
       response: v2Envelope(Metrics),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node_name);
-      return v2ok(v2Metrics(metrics.metrics()));
+      return v2ok(v2Metrics(await metrics.of(params.node_name, "metrics")));
     },
   );
 
@@ -99,7 +99,7 @@ export function v2MonitoringRoutes(t: RouteTable, d: ApiDeps): void {
       tag: "stats",
       response: v2Envelope(z.record(z.string(), Stats)),
     },
-    () => v2ok(byNode(nodes.names(), () => v2Stats(metrics.stats()))),
+    async () => v2ok(byNode(await metrics.everywhere("stats"), v2Stats)),
   );
 
   t.add(
@@ -112,9 +112,9 @@ export function v2MonitoringRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeNameParam,
       response: v2Envelope(Stats),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node_name);
-      return v2ok(v2Stats(metrics.stats()));
+      return v2ok(v2Stats(await metrics.of(params.node_name, "stats")));
     },
   );
 }

@@ -35,8 +35,8 @@ export function v2MqttRoutes(t: RouteTable, d: ApiDeps): void {
       body: SubscribeBody,
       response: v2Done,
     },
-    ({ body }) => {
-      subscribeOne(d, body);
+    async ({ body }) => {
+      await subscribeOne(d, body);
       return v2done();
     },
   );
@@ -51,8 +51,8 @@ export function v2MqttRoutes(t: RouteTable, d: ApiDeps): void {
       body: UnsubscribeBody,
       response: v2Done,
     },
-    ({ body }) => {
-      unsubscribeOne(d, body);
+    async ({ body }) => {
+      await unsubscribeOne(d, body);
       return v2done();
     },
   );

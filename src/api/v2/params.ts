@@ -18,5 +18,11 @@ export function v2PageOf(d: ApiDeps, q: { curr_page?: number; page_size?: number
   return [q.curr_page ?? 1, q.page_size ?? d.maxRowLimit];
 }
 
+/** The rows a v2 page covers. */
+export const v2WindowOf = (page: number, size: number): { start: number; limit: number } => ({
+  start: (page - 1) * size,
+  limit: size,
+});
+
 /** Absent values appear as the text `undefined` (spec 001 §2). */
 export const orUndefined = (s: string): string => (s === "" ? "undefined" : s);

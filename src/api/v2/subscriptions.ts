@@ -3,10 +3,10 @@
 import type { SubscriptionRecord } from "../../services/subscriptions.ts";
 import { requireNode } from "../common.ts";
 import type { ApiDeps } from "../deps.ts";
-import { v2objects, v2paged } from "../envelope.ts";
+import { v2objects, v2paged, v2pagedRows } from "../envelope.ts";
 import type { RouteTable } from "../route-table.ts";
 import { TopicParam, V2Route, V2Subscription, v2Objects, v2Paged, v2PageQuery } from "../schemas.ts";
-import { ClientIdParam, NodeClientIdParam, NodeNameParam, v2PageOf } from "./params.ts";
+import { ClientIdParam, NodeClientIdParam, NodeNameParam, v2PageOf, v2WindowOf } from "./params.ts";
 
 const sub = (s: SubscriptionRecord) => ({ client_id: s.clientid, topic: s.topic, qos: s.qos });
 
@@ -25,9 +25,11 @@ export function v2SubscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       query,
       response: v2Paged(V2Subscription),
     },
-    ({ params, query: q }) => {
+    async ({ params, query: q }) => {
       requireNode(d, params.node_name);
-      return v2paged(subs.list().map(sub), ...v2PageOf(d, q));
+      const [page, size] = v2PageOf(d, q);
+      const r = await subs.findPage({}, v2WindowOf(page, size), params.node_name);
+      return v2pagedRows({ rows: r.rows.map(sub), count: r.count }, page, size);
     },
   );
 
@@ -41,9 +43,9 @@ export function v2SubscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeClientIdParam,
       response: v2Objects(V2Subscription),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node_name);
-      return v2objects(subs.ofClient(params.client_id).map(sub));
+      return v2objects((await subs.findOfClient(params.client_id, params.node_name)).map(sub));
     },
   );
 
@@ -57,7 +59,7 @@ export function v2SubscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientIdParam,
       response: v2Objects(V2Subscription),
     },
-    ({ params }) => v2objects(subs.ofClient(params.client_id).map(sub)),
+    async ({ params }) => v2objects((await subs.findOfClient(params.client_id)).map(sub)),
   );
 
   t.add(
@@ -72,7 +74,7 @@ export function v2SubscriptionRoutes(t: RouteTable, d: ApiDeps): void {
     },
     ({ query: q }) =>
       v2paged(
-        subs.routes().map((r) => ({ topic: r.topic, node: r.node })),
+        subs.clusterRoutes().map((r) => ({ topic: r.topic, node: r.node })),
         ...v2PageOf(d, q),
       ),
   );
@@ -87,6 +89,6 @@ export function v2SubscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       params: TopicParam,
       response: v2Objects(V2Route),
     },
-    ({ params }) => v2objects(subs.route(params.topic).map((r) => ({ topic: r.topic, node: r.node }))),
+    ({ params }) => v2objects(subs.clusterRoute(params.topic).map((r) => ({ topic: r.topic, node: r.node }))),
   );
 }

@@ -1,6 +1,7 @@
 // `/alarms/present` and `/alarms/history` with their node forms (spec 000 §4 "Alarms"). Present
 // alarms are the service's records as they are (the spec leaves their fields open); history
-// entries carry the spec's `id`, `desc`, `clear_at`.
+// entries carry the spec's `id`, `desc`, `clear_at`. The plain forms list every running node that
+// answers, the node forms ask that node.
 
 import { z } from "@hono/zod-openapi";
 import type { MetricsService } from "../../services/metrics.ts";
@@ -16,7 +17,6 @@ const historyEntry = (e: HistoryRecord) => ({ id: e.id, desc: e.desc, clear_at: 
 
 export function alarmRoutes(t: RouteTable, d: ApiDeps): void {
   const m = d.services.metrics;
-  const names = () => d.services.nodes.names();
   const tag = "alarms";
 
   t.add(
@@ -28,7 +28,7 @@ export function alarmRoutes(t: RouteTable, d: ApiDeps): void {
       tag,
       response: envelope(z.array(z.object({ node: z.string(), alarms: z.array(Alarm) }))),
     },
-    () => ok(names().map((node) => ({ node, alarms: m.alarmsPresent() }))),
+    async () => ok((await m.everywhere("alarmsPresent")).map((a) => ({ node: a.node, alarms: a.value }))),
   );
 
   t.add(
@@ -41,9 +41,9 @@ export function alarmRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeParam,
       response: envelope(z.array(Alarm)),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node);
-      return ok(m.alarmsPresent());
+      return ok(await m.of(params.node, "alarmsPresent"));
     },
   );
 
@@ -56,7 +56,8 @@ export function alarmRoutes(t: RouteTable, d: ApiDeps): void {
       tag,
       response: envelope(z.array(z.object({ node: z.string(), alarms: z.array(AlarmHistoryEntry) }))),
     },
-    () => ok(names().map((node) => ({ node, alarms: m.alarmsHistory().map(historyEntry) }))),
+    async () =>
+      ok((await m.everywhere("alarmsHistory")).map((a) => ({ node: a.node, alarms: a.value.map(historyEntry) }))),
   );
 
   t.add(
@@ -69,9 +70,9 @@ export function alarmRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeParam,
       response: envelope(z.array(AlarmHistoryEntry)),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node);
-      return ok(m.alarmsHistory().map(historyEntry));
+      return ok((await m.of(params.node, "alarmsHistory")).map(historyEntry));
     },
   );
 }

@@ -1,12 +1,13 @@
 // `/clients` and its node-scoped forms (spec 000 §4 "Clients"): the list with pagination and the
 // filters of emqx-facts §3.2, lookups by client id and user name (arrays, empty when absent),
-// kick, and the client's ACL cache.
+// kick, and the client's ACL cache. The plain forms answer for the whole cluster (the list is
+// gathered from every node, in node-name order, then paged), the node forms for that node.
 
 import { z } from "@hono/zod-openapi";
 import type { ClientQuery } from "../../services/clients.ts";
 import { pageOf, requireNode } from "../common.ts";
 import type { ApiDeps } from "../deps.ts";
-import { ok, paged } from "../envelope.ts";
+import { ok, pagedRows, windowOf } from "../envelope.ts";
 import { clientNotOnline } from "../errors.ts";
 import type { RouteTable } from "../route-table.ts";
 import {
@@ -97,7 +98,10 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       query,
       response: pagedEnvelope(Client),
     },
-    ({ query: q }) => paged(clients.query(toClientQuery(q)), pageOf(d, q)),
+    async ({ query: q }) => {
+      const p = pageOf(d, q);
+      return pagedRows(await clients.findPage(toClientQuery(q), windowOf(p)), p);
+    },
   );
 
   t.add(
@@ -111,9 +115,10 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       query,
       response: pagedEnvelope(Client),
     },
-    ({ params, query: q }) => {
+    async ({ params, query: q }) => {
       requireNode(d, params.node);
-      return paged(clients.query(toClientQuery(q)), pageOf(d, q));
+      const p = pageOf(d, q);
+      return pagedRows(await clients.findPage(toClientQuery(q), windowOf(p), params.node), p);
     },
   );
 
@@ -127,7 +132,7 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       params: UsernameParam,
       response: list,
     },
-    ({ params }) => ok(clients.byUsername(params.username)),
+    async ({ params }) => ok(await clients.findByUsername(params.username)),
   );
 
   t.add(
@@ -140,9 +145,9 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeUsernameParam,
       response: list,
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node);
-      return ok(clients.byUsername(params.username));
+      return ok(await clients.findByUsername(params.username, params.node));
     },
   );
 
@@ -156,8 +161,8 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientParam,
       response: envelope(z.array(AclCacheEntry)),
     },
-    ({ params }) => {
-      const cache = clients.aclCache(params.clientid);
+    async ({ params }) => {
+      const cache = await clients.aclCacheAnywhere(params.clientid);
       if (cache === undefined) throw clientNotOnline(params.clientid);
       return ok(cache);
     },
@@ -173,8 +178,8 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientParam,
       response: Done,
     },
-    ({ params }) => {
-      if (!clients.clearAclCache(params.clientid)) throw clientNotOnline(params.clientid);
+    async ({ params }) => {
+      if (!(await clients.clearAclCacheAnywhere(params.clientid))) throw clientNotOnline(params.clientid);
       return ok();
     },
   );
@@ -189,7 +194,7 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientParam,
       response: list,
     },
-    ({ params }) => ok(clients.lookup(params.clientid)),
+    async ({ params }) => ok(await clients.find(params.clientid)),
   );
 
   t.add(
@@ -202,9 +207,9 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeClientParam,
       response: list,
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node);
-      return ok(clients.lookup(params.clientid));
+      return ok(await clients.find(params.clientid, params.node));
     },
   );
 
@@ -218,8 +223,8 @@ export function clientRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientParam,
       response: Done,
     },
-    ({ params }) => {
-      if (!clients.kick(params.clientid)) throw clientNotOnline(params.clientid);
+    async ({ params }) => {
+      if (!(await clients.kickAnywhere(params.clientid))) throw clientNotOnline(params.clientid);
       return ok();
     },
   );

@@ -9,6 +9,8 @@ import { RouteTable } from "../route-table.ts";
 import { validationHook } from "../validation.ts";
 import { alarmRoutes } from "./alarms.ts";
 import { appRoutes } from "./apps.ts";
+import { authEntryRoutes } from "./auth-entries.ts";
+import { bannedRoutes } from "./banned.ts";
 import { catalogueRoute } from "./catalogue.ts";
 import { clientRoutes } from "./clients.ts";
 import { listenerRoutes } from "./listeners.ts";
@@ -57,5 +59,7 @@ export function buildV3(d: ApiDeps, version: string): { app: OpenAPIHono; table:
   alarmRoutes(t, d);
   appRoutes(t, d);
   userRoutes(t, d);
+  bannedRoutes(t, d);
+  authEntryRoutes(t, d);
   return { app, table: t };
 }

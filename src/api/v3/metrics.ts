@@ -1,5 +1,6 @@
 // `/metrics` and `/stats` (spec 000 §4 "Metrics and statistics"): cluster forms
-// `[{node, metrics|stats}]` and bare node maps, dotted keys, integer values.
+// `[{node, metrics|stats}]` (every running node that answers) and bare node maps (a call to that
+// node), dotted keys, integer values.
 
 import { z } from "@hono/zod-openapi";
 import { requireNode } from "../common.ts";
@@ -10,7 +11,6 @@ import { envelope, Metrics, NodeParam, Stats } from "../schemas.ts";
 
 export function metricRoutes(t: RouteTable, d: ApiDeps): void {
   const m = d.services.metrics;
-  const names = () => d.services.nodes.names();
 
   t.add(
     {
@@ -21,7 +21,7 @@ export function metricRoutes(t: RouteTable, d: ApiDeps): void {
       tag: "metrics",
       response: envelope(z.array(z.object({ node: z.string(), metrics: Metrics }))),
     },
-    () => ok(names().map((node) => ({ node, metrics: m.metrics() }))),
+    async () => ok((await m.everywhere("metrics")).map((a) => ({ node: a.node, metrics: a.value }))),
   );
 
   t.add(
@@ -34,9 +34,9 @@ export function metricRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeParam,
       response: envelope(Metrics),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node);
-      return ok(m.metrics());
+      return ok(await m.of(params.node, "metrics"));
     },
   );
 
@@ -49,7 +49,7 @@ export function metricRoutes(t: RouteTable, d: ApiDeps): void {
       tag: "stats",
       response: envelope(z.array(z.object({ node: z.string(), stats: Stats }))),
     },
-    () => ok(names().map((node) => ({ node, stats: m.stats() }))),
+    async () => ok((await m.everywhere("stats")).map((a) => ({ node: a.node, stats: a.value }))),
   );
 
   t.add(
@@ -62,9 +62,9 @@ export function metricRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeParam,
       response: envelope(Stats),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node);
-      return ok(m.stats());
+      return ok(await m.of(params.node, "stats"));
     },
   );
 }

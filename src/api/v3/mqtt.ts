@@ -5,6 +5,7 @@
 // A batch body is an array of single bodies; each item answers its own code.
 
 import { z } from "@hono/zod-openapi";
+import { NodeCallError } from "../../services/cluster-calls.ts";
 import type { PublishError, PublishProperties } from "../../services/publish.ts";
 import type { SubscribeOutcome } from "../../services/subscriptions.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -106,29 +107,32 @@ function clientOf(b: { clientid?: string; client_id?: string }): string {
   return id;
 }
 
-export function subscribeOne(d: ApiDeps, b: SubscribeInput): void {
+/** Subscribes the client on whichever node holds its session. */
+export async function subscribeOne(d: ApiDeps, b: SubscribeInput): Promise<void> {
   const clientid = clientOf(b);
   for (const topic of topicsOf(b)) {
-    const out = d.services.subscriptions.subscribe(clientid, topic, b.qos ?? 0);
+    const out = await d.services.subscriptions.subscribeAnywhere(clientid, topic, b.qos ?? 0);
     if (out !== "ok") throw SUBSCRIBE_ERRORS[out](clientid);
   }
 }
 
-export function unsubscribeOne(d: ApiDeps, b: UnsubscribeInput): void {
+/** Unsubscribes the client on whichever node holds its session. */
+export async function unsubscribeOne(d: ApiDeps, b: UnsubscribeInput): Promise<void> {
   const clientid = clientOf(b);
   for (const topic of topicsOf(b)) {
-    const out = d.services.subscriptions.unsubscribe(clientid, topic);
+    const out = await d.services.subscriptions.unsubscribeAnywhere(clientid, topic);
     if (out !== "ok") throw SUBSCRIBE_ERRORS[out](clientid);
   }
 }
 
 /** An item's code in a batch answer: 0, or the code its single form would answer. */
-function codeOf(fn: () => void): number {
+async function codeOf(fn: () => void | Promise<void>): Promise<number> {
   try {
-    fn();
+    await fn();
     return 0;
   } catch (err) {
     if (err instanceof ApiError) return err.code;
+    if (err instanceof NodeCallError) return CODE.badrpc;
     throw err;
   }
 }
@@ -165,8 +169,8 @@ export function mqttRoutes(t: RouteTable, d: ApiDeps): void {
       body: SubscribeBody,
       response: Done,
     },
-    ({ body }) => {
-      subscribeOne(d, body);
+    async ({ body }) => {
+      await subscribeOne(d, body);
       return ok();
     },
   );
@@ -181,8 +185,8 @@ export function mqttRoutes(t: RouteTable, d: ApiDeps): void {
       body: UnsubscribeBody,
       response: Done,
     },
-    ({ body }) => {
-      unsubscribeOne(d, body);
+    async ({ body }) => {
+      await unsubscribeOne(d, body);
       return ok();
     },
   );
@@ -197,7 +201,11 @@ export function mqttRoutes(t: RouteTable, d: ApiDeps): void {
       body: z.array(PublishBody),
       response: envelope(z.array(BatchResult)),
     },
-    ({ body }) => ok(body.map((b) => ({ topic: b.topics ?? b.topic ?? "", code: codeOf(() => publishOne(d, b)) }))),
+    async ({ body }) => {
+      const out: { topic: string; code: number }[] = [];
+      for (const b of body) out.push({ topic: b.topics ?? b.topic ?? "", code: await codeOf(() => publishOne(d, b)) });
+      return ok(out);
+    },
   );
 
   t.add(
@@ -210,14 +218,16 @@ export function mqttRoutes(t: RouteTable, d: ApiDeps): void {
       body: z.array(SubscribeBody),
       response: envelope(z.array(ClientBatchResult)),
     },
-    ({ body }) =>
-      ok(
-        body.map((b) => ({
+    async ({ body }) => {
+      const out: { clientid: string; topic: string; code: number }[] = [];
+      for (const b of body)
+        out.push({
           clientid: b.clientid ?? b.client_id ?? "",
           topic: b.topics ?? b.topic ?? "",
-          code: codeOf(() => subscribeOne(d, b)),
-        })),
-      ),
+          code: await codeOf(() => subscribeOne(d, b)),
+        });
+      return ok(out);
+    },
   );
 
   t.add(
@@ -230,13 +240,15 @@ export function mqttRoutes(t: RouteTable, d: ApiDeps): void {
       body: z.array(UnsubscribeBody),
       response: envelope(z.array(ClientBatchResult)),
     },
-    ({ body }) =>
-      ok(
-        body.map((b) => ({
+    async ({ body }) => {
+      const out: { clientid: string; topic: string; code: number }[] = [];
+      for (const b of body)
+        out.push({
           clientid: b.clientid ?? b.client_id ?? "",
           topic: b.topic ?? "",
-          code: codeOf(() => unsubscribeOne(d, b)),
-        })),
-      ),
+          code: await codeOf(() => unsubscribeOne(d, b)),
+        });
+      return ok(out);
+    },
   );
 }

@@ -1,11 +1,13 @@
 // `/subscriptions` and `/routes` (spec 000 §4): paginated lists with the subscription filters of
-// emqx-facts §3.2, per-client lookups, node-scoped forms, and the route table.
+// emqx-facts §3.2, per-client lookups, node-scoped forms, and the route table. The plain forms
+// answer for the whole cluster (routes: this node's filters plus the cluster route table it
+// watches, `{topic, node}`), the node forms for that node.
 
 import { z } from "@hono/zod-openapi";
 import type { SubscriptionQuery } from "../../services/subscriptions.ts";
 import { pageOf, requireNode } from "../common.ts";
 import type { ApiDeps } from "../deps.ts";
-import { ok, paged } from "../envelope.ts";
+import { ok, paged, pagedRows, windowOf } from "../envelope.ts";
 import type { RouteTable } from "../route-table.ts";
 import {
   ClientParam,
@@ -50,7 +52,10 @@ export function subscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       query,
       response: pagedEnvelope(Subscription),
     },
-    ({ query: q }) => paged(subs.query(toQuery(q)), pageOf(d, q)),
+    async ({ query: q }) => {
+      const p = pageOf(d, q);
+      return pagedRows(await subs.findPage(toQuery(q), windowOf(p)), p);
+    },
   );
 
   t.add(
@@ -63,7 +68,7 @@ export function subscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       params: ClientParam,
       response: envelope(z.array(Subscription)),
     },
-    ({ params }) => ok(subs.ofClient(params.clientid)),
+    async ({ params }) => ok(await subs.findOfClient(params.clientid)),
   );
 
   t.add(
@@ -77,9 +82,10 @@ export function subscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       query,
       response: pagedEnvelope(Subscription),
     },
-    ({ params, query: q }) => {
+    async ({ params, query: q }) => {
       requireNode(d, params.node);
-      return paged(subs.query(toQuery(q)), pageOf(d, q));
+      const p = pageOf(d, q);
+      return pagedRows(await subs.findPage(toQuery(q), windowOf(p), params.node), p);
     },
   );
 
@@ -93,9 +99,9 @@ export function subscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       params: NodeClientParam,
       response: envelope(z.array(Subscription)),
     },
-    ({ params }) => {
+    async ({ params }) => {
       requireNode(d, params.node);
-      return ok(subs.ofClient(params.clientid));
+      return ok(await subs.findOfClient(params.clientid, params.node));
     },
   );
 
@@ -109,7 +115,7 @@ export function subscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       query: pageQuery(d.maxRowLimit),
       response: pagedEnvelope(Route),
     },
-    ({ query: q }) => paged(subs.routes(), pageOf(d, q)),
+    ({ query: q }) => paged(subs.clusterRoutes(), pageOf(d, q)),
   );
 
   t.add(
@@ -122,6 +128,6 @@ export function subscriptionRoutes(t: RouteTable, d: ApiDeps): void {
       params: TopicParam,
       response: envelope(z.array(Route)),
     },
-    ({ params }) => ok(subs.route(params.topic)),
+    ({ params }) => ok(subs.clusterRoute(params.topic)),
   );
 }

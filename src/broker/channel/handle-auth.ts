@@ -31,10 +31,10 @@ export function startEnhancedAuth(
   ch.pendingConnect = p;
   const r = runStep(ch, data);
   if (r instanceof Promise) return r.then((res) => connectStepDone(ch, res));
-  connectStepDone(ch, r);
+  return connectStepDone(ch, r);
 }
 
-function connectStepDone(ch: Channel, res: EnhancedAuthResult): void {
+function connectStepDone(ch: Channel, res: EnhancedAuthResult): void | Promise<void> {
   if (ch.state === "disconnected") return;
   ch.authState = res.state;
   const p = ch.pendingConnect as IConnectPacket;
@@ -44,7 +44,7 @@ function connectStepDone(ch: Channel, res: EnhancedAuthResult): void {
   }
   ch.pendingConnect = null;
   if (res.rc !== RC.SUCCESS) return refuseConnect(ch, res.rc);
-  afterAuth(
+  return afterAuth(
     ch,
     p,
     { rc: RC.SUCCESS, superuser: res.superuser === true, by: ch.authMethod as string },
@@ -75,8 +75,7 @@ export function handleAuth(ch: Channel, p: IAuthPacket): void | Promise<void> {
     ch.authStep++;
     const r = runStep(ch, data);
     if (r instanceof Promise) return r.then((res) => connectStepDone(ch, res));
-    connectStepDone(ch, r);
-    return;
+    return connectStepDone(ch, r);
   }
   if (ch.state !== "connected") return protocolError(ch, "AUTH in a bad state");
   if (p.reasonCode === RC.RE_AUTHENTICATE) ch.authStep = 0;

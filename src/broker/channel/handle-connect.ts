@@ -113,5 +113,5 @@ export function handleConnect(ch: Channel, p: IConnectPacket): void | Promise<vo
     ch.state = "authenticating";
     return r.then((res) => afterAuth(ch, p, res, undefined));
   }
-  afterAuth(ch, p, r, undefined);
+  return afterAuth(ch, p, r, undefined);
 }

@@ -6,6 +6,7 @@ import type { IConnectPacket } from "mqtt-packet";
 import { RC } from "../../mqtt/reason-codes.ts";
 import type { AuthResult } from "../hookpoints.ts";
 import { M } from "../metrics.ts";
+import type { SessionTransfer } from "../ports.ts";
 import type { Channel } from "./channel.ts";
 import { refuseConnect } from "./reply.ts";
 
@@ -15,7 +16,7 @@ export function afterAuth(
   p: IConnectPacket,
   res: AuthResult,
   authReply: { method: string; data: Buffer | undefined } | undefined,
-): void {
+): void | Promise<void> {
   if (ch.state === "disconnected") return;
   if (res.rc !== RC.SUCCESS) return refuseConnect(ch, res.rc);
   if (res.by === "anonymous") ch.broker.metrics.inc(M.authAnonymous);
@@ -28,7 +29,35 @@ export function afterAuth(
   const expiry =
     ver === 5 ? (props?.sessionExpiryInterval ?? 0) : ch.cleanStart ? 0 : Math.floor(zone.sessionExpiryInterval / 1000);
   const receiveMaximum = ver === 5 ? (props?.receiveMaximum ?? 65535) : 65535;
-  const { session, present } = ch.broker.sessions.open(ch, ch.cleanStart, expiry);
+  const claim = ch.broker.cluster.claimSession;
+  if (claim !== undefined) {
+    // Clustered: the client id may own a session on another node; it moves here first. The
+    // connection stays paused meanwhile, so packets after CONNECT wait in order.
+    ch.state = "authenticating";
+    return claim.call(ch.broker.cluster, ch.client.clientId, ch.cleanStart).then(
+      (t) => openAndAck(ch, p, expiry, receiveMaximum, authReply, t),
+      (err: unknown) => {
+        ch.broker.logger.warn({ clientid: ch.client.clientId, err: (err as Error).message }, "session claim failed");
+        openAndAck(ch, p, expiry, receiveMaximum, authReply, null);
+      },
+    );
+  }
+  openAndAck(ch, p, expiry, receiveMaximum, authReply, null);
+}
+
+function openAndAck(
+  ch: Channel,
+  p: IConnectPacket,
+  expiry: number,
+  receiveMaximum: number,
+  authReply: { method: string; data: Buffer | undefined } | undefined,
+  transfer: SessionTransfer | null,
+): void {
+  if (ch.state === "disconnected") return;
+  const zone = ch.zone;
+  const ver = ch.protoVer;
+  const props = p.properties;
+  const { session, present } = ch.broker.sessions.open(ch, ch.cleanStart, expiry, transfer);
   ch.session = session;
   ch.state = "connected";
   ch.connectedAt = Date.now();

@@ -281,6 +281,11 @@ export class Session implements SessionHandle, Subscriber {
     }
   }
 
+  /** Queues messages a session brought from another node (sent when the client is attached). */
+  restore(pending: readonly Delivery[]): void {
+    for (const d of pending) this.enqueue(d);
+  }
+
   /** Everything still owed to the client, for shared-subscription redispatch on termination. */
   *pending(): Iterable<Delivery> {
     for (const e of this.inflight.values()) if (e.phase === 1) yield e.d;

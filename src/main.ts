@@ -265,6 +265,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   const listeners: Listener[] = [];
   broker.start();
   const sys = startSys(broker, retainer, sysSettings(config));
+  clusterNode?.useAlarms(sys.alarms);
   const nodes = new NodeService(
     {
       nodeName,

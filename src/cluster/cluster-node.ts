@@ -3,6 +3,7 @@
 // matching route (the receiver delivers locally only: broker.dispatch), replicates retained
 // messages to every node so a subscriber anywhere gets them, and answers other nodes' calls.
 
+import { createHmac } from "node:crypto";
 import type { Broker } from "../broker/broker.ts";
 import { M } from "../broker/metrics.ts";
 import type { ClusterPort, SessionTransfer } from "../broker/ports.ts";
@@ -37,6 +38,19 @@ export interface ClusterNodeOptions {
   logger: Logger;
 }
 
+/** Raises and clears the node's alarms (the store becoming unreachable). */
+export interface ClusterAlarms {
+  activate(name: string, desc: string, details?: Record<string, unknown>): boolean;
+  deactivate(name: string): boolean;
+}
+
+/** The node may not join: another cookie, for example. */
+export class ClusterJoinError extends Error {
+  override name = "ClusterJoinError";
+}
+
+const STORE_ALARM = "cluster_store_unavailable";
+
 /** Remote procedure handlers other nodes may call, by method name. */
 export type CallHandler = (from: string, args: unknown) => Promise<unknown> | unknown;
 
@@ -48,6 +62,8 @@ export class ClusterNode implements ClusterPort {
   private readonly handlers = new Map<string, CallHandler>();
   private readonly peersUp = new Set<string>();
   private clientsWatch: WatchHandle | null = null;
+  private health: NodeJS.Timeout | undefined;
+  private alarms: ClusterAlarms | null = null;
 
   constructor(private readonly o: ClusterNodeOptions) {
     this.routes = new RemoteRoutes(o.nodeName);
@@ -64,6 +80,11 @@ export class ClusterNode implements ClusterPort {
     this.registerSessions();
   }
 
+  /** Where the store-unreachable alarm goes (the node's alarms, once they exist). */
+  useAlarms(a: ClusterAlarms): void {
+    this.alarms = a;
+  }
+
   /** Registers a call handler (cluster-wide services add theirs). */
   handle(method: string, fn: CallHandler): void {
     this.handlers.set(method, fn);
@@ -71,6 +92,7 @@ export class ClusterNode implements ClusterPort {
 
   async start(): Promise<void> {
     const o = this.o;
+    await this.checkCookie();
     await this.link.start();
     const host = o.nodeName.slice(o.nodeName.indexOf("@") + 1);
     const self: NodeRecord = {
@@ -108,6 +130,42 @@ export class ClusterNode implements ClusterPort {
     });
     for (const f of o.broker.router.filters()) this.routeSync.routeAdded(f);
     o.broker.cluster = this;
+    this.health = setInterval(() => void this.probeStore(), Math.min(2000, Math.max(250, o.ttlMs / 2)));
+    this.health.unref();
+  }
+
+  /**
+   * The first node of a cluster records a digest of its cookie; every later node must match it,
+   * or it does not join and says why. The cookie itself never goes to the store.
+   */
+  private async checkCookie(): Promise<void> {
+    const o = this.o;
+    const key = `${o.keys.root}cookie`;
+    const digest = createHmac("sha256", o.cookie).update(`svc-cluster:${o.keys.root}`).digest("hex");
+    const created = await o.store.txn({
+      compare: [{ key, target: "version", op: "==", value: 0 }],
+      success: [{ type: "put", key, value: Buffer.from(digest) }],
+    });
+    if (created) return;
+    const found = (await o.store.get(key))?.value.toString();
+    if (found !== digest) {
+      throw new ClusterJoinError(
+        `node ${o.nodeName} cannot join cluster ${o.keys.root}: its node.cookie differs from the cluster's`,
+      );
+    }
+  }
+
+  /** Raises an alarm while the store does not answer, clears it when it does again. */
+  private async probeStore(): Promise<void> {
+    const o = this.o;
+    try {
+      await o.store.get(o.keys.node(o.nodeName));
+      if (this.alarms?.deactivate(STORE_ALARM)) o.logger.info({}, "cluster store reachable again");
+    } catch (err) {
+      this.alarms?.activate(STORE_ALARM, "The cluster store (etcd) does not answer; serving from cached tables", {
+        error: (err as Error).message,
+      });
+    }
   }
 
   private peerUp(rec: NodeRecord): void {
@@ -237,6 +295,7 @@ export class ClusterNode implements ClusterPort {
   }
 
   async stop(): Promise<void> {
+    if (this.health !== undefined) clearInterval(this.health);
     this.o.broker.cluster = { forward: () => 0 };
     await this.routeSync?.flush().catch(() => {});
     await this.routeSync?.stop();

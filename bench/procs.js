@@ -16,8 +16,9 @@ export function track(child) {
   return child;
 }
 
-export function tempDir(prefix) {
-  const d = mkdtempSync(join(os.tmpdir(), prefix));
+/** A temp dir under `base` (default the OS temp dir), removed when the run ends. */
+export function tempDir(prefix, base = os.tmpdir()) {
+  const d = mkdtempSync(join(base, prefix));
   dirs.add(d);
   return d;
 }

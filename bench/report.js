@@ -12,6 +12,9 @@ export const LEGEND = [
   "Deliveries/s: PUBLISH packets received by all subscribers per second of the measured window. QoS 0 losses (a broker may drop QoS 0 under overload) are in the JSON lines.",
 ];
 
+export const CLUSTER_LEGEND =
+  "cluster: svc only; deliveries/s of 2 nodes (publishers on node 1, subscribers on node 2, every message forwarded over the inter-node link), then its ratio to the same flow on one svc node in the same run (goal: at least 0.60x). Both nodes, etcd and the load generators share the machine's cores.";
+
 export function machineLine(m) {
   const peers = [
     `svc ${m.versions.svc}`,
@@ -36,6 +39,8 @@ function metricLabel(r) {
       return "latency ms p50 / p99 / p99.9";
     case "conn":
       return "CONNACKs/s";
+    case "cluster":
+      return "deliveries/s, 2 nodes (ratio to 1 node)";
     case "memory":
       return "RSS per connection";
     default:
@@ -46,6 +51,10 @@ function metricLabel(r) {
 function fmtValue(r) {
   if (r.kind === "latency") return [r.p50, r.p99, r.p999].map((x) => (x == null ? "-" : x.toFixed(2))).join(" / ");
   if (r.kind === "memory") return `${(r.value / 1024).toFixed(1)} KB (RSS ${Math.round(r.rss_after / 2 ** 20)} MB)`;
+  if (r.kind === "cluster" && r.single_node?.value > 0) {
+    const x = r.value / r.single_node.value;
+    return `${Math.round(r.value).toLocaleString("en")} (${x.toFixed(2)}x of 1 node: ${Math.round(r.single_node.value).toLocaleString("en")})`;
+  }
   return Math.round(r.value).toLocaleString("en");
 }
 
@@ -97,7 +106,13 @@ export function renderReport(records) {
   lines.push(`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`);
   const notes = [];
   for (const { first, by } of rows.values()) {
-    const label = describe({ key: first.scenario, payload: first.payload, rate: first.rate, count: first.count });
+    const label = describe({
+      key: first.scenario,
+      payload: first.payload,
+      rate: first.rate,
+      count: first.count,
+      shape: first.shape,
+    });
     const cols = [
       label,
       first.qos ?? "-",
@@ -113,6 +128,7 @@ export function renderReport(records) {
     }
   }
   lines.push("", ...LEGEND.filter((l) => others.length > 0 || !l.startsWith("ratio")).map((l) => `- ${l}`));
+  if (results.some((r) => r.kind === "cluster")) lines.push(`- ${CLUSTER_LEGEND}`);
   if (machine?.settings) lines.push("", ...machine.settings.map((l) => `- ${l}`));
   if (notes.length) lines.push("", "Notes:", ...notes.map((n) => `- ${n}`));
   return lines.join("\n");

@@ -12,6 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { awaitRoutes, ETCD_INSTALL_HINT, etcdPath, NODE_NAMES, startCluster } from "./cluster.js";
 import { ALL_PEERS, brokerVersions, mosquittoPath, startBroker } from "./peers/brokers.js";
 import {
   canRaiseNofile,
@@ -25,7 +26,7 @@ import {
   tempDir,
 } from "./procs.js";
 import { renderReport } from "./report.js";
-import { allScenarios, describe, expectedMatrix, flowPlan, SCENARIO_KEYS } from "./scenarios.js";
+import { allScenarios, CLUSTER_SHAPES, describe, expectedMatrix, flowPlan, SCENARIO_KEYS } from "./scenarios.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -41,9 +42,11 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
                     above 100,000 for the broker)
   --out FILE        JSON lines output (default bench/results/latest.jsonl)
   --prof DIR        svc writes a V8 CPU profile per run into DIR
+  --cluster-shape S the flow of the cluster scenario: ${CLUSTER_SHAPES.join(" or ")} (default pairs)
   --help
 
-svc runs from dist/ (npm run build first).`;
+svc runs from dist/ (npm run build first). The cluster scenario (svc only, QoS 0 and 1) needs
+the etcd binary on PATH (${ETCD_INSTALL_HINT}); without it the scenario is skipped.`;
 
 // ---- options ---------------------------------------------------------------------------------
 
@@ -52,7 +55,7 @@ if (argv.includes("--help") || argv.includes("-h")) {
   console.log(USAGE);
   process.exit(0);
 }
-const known = new Set(["--duration", "--only", "--qos", "--peers", "--full", "--out", "--prof"]);
+const known = new Set(["--duration", "--only", "--qos", "--peers", "--full", "--out", "--prof", "--cluster-shape"]);
 for (const a of argv) {
   if (a.startsWith("--") && !known.has(a)) {
     console.error(`bench: unknown option ${a}\n\n${USAGE}`);
@@ -102,7 +105,13 @@ if (peers.includes("mosquitto") && !mosquittoPath()) {
   process.exit(2);
 }
 
-const scenarios = allScenarios({ full }).filter((s) => {
+const clusterShape = opt("cluster-shape", "pairs");
+if (!CLUSTER_SHAPES.includes(clusterShape)) {
+  console.error(`bench: --cluster-shape takes ${CLUSTER_SHAPES.join(" or ")}`);
+  process.exit(2);
+}
+
+const scenarios = allScenarios({ full, clusterShape }).filter((s) => {
   if (only.length > 0 && !only.includes(s.key)) return false;
   if (qosList.length > 0) {
     if (s.qos === null) return only.includes(s.key);
@@ -134,6 +143,11 @@ const SETTINGS = [
   "svc: defaults, plus zone.external.max_mqueue_len = 10000 (the queue bound given to Mosquitto) and, in the connection-rate and memory scenarios, listener.tcp.external.max_conn_rate = 0 (default 1000/s); listeners other than MQTT/TCP, the management API and the dashboard off.",
   "Mosquitto: listener on 127.0.0.1, allow_anonymous true, persistence false, max_inflight_messages 32 (svc's max_inflight), max_queued_messages 10000, max_queued_bytes 0, max_connections -1, set_tcp_nodelay true (svc: nodelay on), log_type error + warning.",
   "Aedes: defaults (Aedes.createBroker(), net.createServer(aedes.handle) on 127.0.0.1).",
+  ...(scenarios.some((s) => s.kind === "cluster")
+    ? [
+        `Cluster scenario (svc only): etcd (binary from PATH, one member on 127.0.0.1, --heartbeat-interval 10 --election-timeout 50, data on /dev/shm); two svc nodes ${NODE_NAMES.join(" and ")} with the settings above plus cluster.discovery = etcd, cluster.etcd.node_ttl = 2s, rpc.tcp_server_port = 0 (inter-node link on loopback); the ${clusterShape} flow with its publishers on node 1 and its subscribers on node 2, started once a probe message crossed from node 1 to node 2 on every filter; ratio: deliveries/s of the 2 nodes over deliveries/s of one svc node running the same flow in the same run (both nodes and the load generators share the machine's cores).`,
+      ]
+    : []),
   `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, 500 ms warm-up not counted; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}), source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK.`,
 ];
 
@@ -242,28 +256,38 @@ const sum = (a) => a.reduce((x, y) => x + y, 0);
 const round2 = (x) => (x == null || Number.isNaN(x) ? null : Math.round(x * 100) / 100);
 const round3 = (x) => (x == null || Number.isNaN(x) ? null : Math.round(x * 1000) / 1000);
 
+/** `broker`: cores used by the broker, or an array with those of each node of a cluster. */
 function bounds(clientCpus, broker) {
+  const nodes = Array.isArray(broker) ? broker : [broker];
   const client_bound = clientCpus.some((c) => c.cpu > SATURATED);
-  const total = broker + sum(clientCpus.map((c) => c.cpu));
-  const machine_bound = !client_bound && broker < SATURATED && total > SATURATED * CORES;
+  const total = sum(nodes) + sum(clientCpus.map((c) => c.cpu));
+  const machine_bound = !client_bound && nodes.every((b) => b < SATURATED) && total > SATURATED * CORES;
   return {
     client_bound,
     machine_bound,
-    broker_cpu: round2(broker),
+    broker_cpu: round2(sum(nodes)),
+    ...(Array.isArray(broker) ? { node_cpu: nodes.map(round2) } : {}),
     client_cpu: clientCpus.map((c) => ({ worker: c.worker, cpu: round2(c.cpu) })),
   };
 }
 
 // ---- scenarios -------------------------------------------------------------------------------
 
-async function runFlow(s, broker, workers) {
-  const plan = flowPlan(s.key);
+/**
+ * A flow scenario. `target`: `{ pubPort, subPort, pids }` (publishers connect to pubPort,
+ * subscribers to subPort; pids: the broker process(es) whose CPU is measured), or one broker
+ * handle for both. `shape`: the plan (default the scenario's key); `afterSubs`: called once every
+ * subscriber is subscribed.
+ */
+async function runFlow(s, target, workers, { shape = s.key, afterSubs = null } = {}) {
+  const plan = flowPlan(shape);
   const P = plan.pubs.length;
   const C = plan.subs.length;
   const subGroups = split(C, Math.min(2, C));
   const pubGroups = split(P, Math.min(2, P));
   const host = "127.0.0.1";
-  const { port } = broker;
+  const { pubPort, subPort, pids } =
+    target.pids === undefined ? { pubPort: target.port, subPort: target.port, pids: [target.pid] } : target;
   const subWs = subGroups.map((_, k) => startWorker(`sub${k}`));
   workers.push(...subWs);
   await setupAll(
@@ -272,12 +296,13 @@ async function runFlow(s, broker, workers) {
       role: "sub",
       id: `s${k}`,
       host,
-      port,
+      port: subPort,
       qos: s.qos,
       filters: g.map((c) => plan.subs[c]),
       pubCount: P,
     })),
   );
+  await afterSubs?.();
   const pubWs = pubGroups.map((_, k) => startWorker(`pub${k}`));
   workers.push(...pubWs);
   await setupAll(
@@ -286,7 +311,7 @@ async function runFlow(s, broker, workers) {
       role: "pub",
       id: `p${k}`,
       host,
-      port,
+      port: pubPort,
       qos: s.qos,
       payload: s.payload,
       window: PUB_WINDOW,
@@ -295,9 +320,13 @@ async function runFlow(s, broker, workers) {
   );
   const startAt = Date.now() + 500;
   const until = startAt + duration;
-  const bcpu = brokerCpu(broker.pid);
-  at(startAt, () => bcpu.start());
-  at(until, () => bcpu.stop());
+  const bcpus = pids.map(brokerCpu);
+  at(startAt, () => {
+    for (const b of bcpus) b.start();
+  });
+  at(until, () => {
+    for (const b of bcpus) b.stop();
+  });
   for (const w of [...subWs, ...pubWs]) w.send({ cmd: "start", startAt, until });
   const pubRes = await Promise.all(pubWs.map((w) => w.next(duration + 30000, "publisher result")));
   const sent = new Array(P).fill(0);
@@ -357,8 +386,106 @@ async function runFlow(s, broker, workers) {
     dups,
     unexpected,
     unacked,
-    ...bounds(clientCpus, bcpu.stop()),
+    ...bounds(clientCpus, target.pids === undefined ? bcpus[0].stop() : bcpus.map((b) => b.stop())),
   };
+}
+
+/** Fields of a flow result kept for the single-node baseline of the cluster scenario. */
+const BASELINE_FIELDS = [
+  "status",
+  "note",
+  "value",
+  "published",
+  "lost",
+  "dups",
+  "unexpected",
+  "unacked",
+  "client_bound",
+  "machine_bound",
+  "broker_cpu",
+  "client_cpu",
+];
+
+/**
+ * The cluster scenario: the `s.shape` flow on one svc node, then on a 2-node cluster (etcd + two
+ * svc processes; publishers on node 1, subscribers on node 2). Value: the cluster's deliveries/s;
+ * `single_node`: the baseline; `ratio_to_single`: cluster / single node.
+ */
+async function runCluster(s, workers, live) {
+  // 1. The baseline: the same flow on one node.
+  const dir = tempDir("svc-bench-single-");
+  let single;
+  const baseWorkers = [];
+  const stopSingle = async () => {
+    await live.broker?.stop();
+    live.broker = null;
+    await Promise.all(baseWorkers.map((w) => w.exit()));
+    removeDir(dir);
+  };
+  live.stop = stopSingle;
+  try {
+    live.broker = await startBroker("svc", { dir, profDir });
+    single = await runFlow(s, live.broker, baseWorkers, { shape: s.shape });
+  } catch (err) {
+    single = { status: "error", note: `single node: ${String(err?.message ?? err).slice(0, 400)}` };
+  } finally {
+    await stopSingle();
+  }
+  const baseline = Object.fromEntries(
+    BASELINE_FIELDS.filter((k) => single[k] !== undefined).map((k) => [k, single[k]]),
+  );
+  // 2. The cluster.
+  let probe = null;
+  let stopNodes = null;
+  const stopCluster = async () => {
+    probe?.close();
+    probe = null;
+    await stopNodes?.();
+  };
+  live.stop = stopCluster;
+  try {
+    const cluster = await startCluster({
+      profDir,
+      onStop: (f) => {
+        stopNodes = f;
+      },
+    });
+    const [n1, n2] = cluster.nodes;
+    probe = await awaitRoutes({ plan: flowPlan(s.shape), pubPort: n1.port, subPort: n2.port });
+    const r = await runFlow(s, { pubPort: n1.port, subPort: n2.port, pids: [n1.pid, n2.pid] }, workers, {
+      shape: s.shape,
+      // The probe held the routes until the scenario's subscribers hold them too.
+      afterSubs: () => {
+        probe.close();
+        probe = null;
+      },
+    });
+    const status =
+      r.status === "failed" || single.status === "failed"
+        ? "failed"
+        : single.status !== "ok"
+          ? single.status
+          : r.status;
+    const notes = [
+      single.status !== "ok" ? `single node ${single.status}${single.note ? `: ${single.note}` : ""}` : null,
+    ];
+    if (r.status === "failed") notes.push("cluster run failed (lost/dup counts are the cluster's)");
+    return {
+      ...r,
+      status,
+      note: notes.filter(Boolean).join("; ") || undefined,
+      ratio_to_single: single.status === "ok" && single.value > 0 ? round3(r.value / single.value) : null,
+      single_node: baseline,
+    };
+  } catch (err) {
+    return {
+      status: "error",
+      note: `cluster: ${String(err?.message ?? err).slice(0, 500)}`,
+      single_node: baseline,
+    };
+  } finally {
+    await stopCluster();
+  }
 }
 
 async function runLatency(s, broker, workers) {
@@ -491,32 +618,58 @@ async function runOne(s, peer) {
       note: `needs ulimit -n >= ${nofile} for the broker; the hard limit here is ${hardNofile()} (raise it, e.g. LimitNOFILE or ulimit -Hn as root, and rerun)`,
     };
   }
-  const dir = tempDir(`svc-bench-${peer}-`);
+  if (s.kind === "cluster") {
+    if (peer !== "svc" || !peers.includes("svc")) {
+      return {
+        ...base,
+        shape: s.shape,
+        status: "skipped",
+        note: "the cluster scenario runs svc only: svc is not in --peers",
+      };
+    }
+    if (!etcdPath()) {
+      return {
+        ...base,
+        shape: s.shape,
+        status: "skipped",
+        note: `needs the etcd binary on PATH (${ETCD_INSTALL_HINT})`,
+      };
+    }
+  }
+  const dir = s.kind === "cluster" ? null : tempDir(`svc-bench-${peer}-`);
   const workers = [];
   let broker = null;
   let timer = null;
+  /** What the cluster scenario has running, for a stop on a timeout (`stop`). */
+  const live = { broker: null, stop: null };
   try {
-    broker = await startBroker(peer, { dir, connScenario: conn, nofile, profDir: peer === "svc" ? profDir : "" });
-    const limitMs = duration + 120000 + (conn ? s.count * 10 : 0);
+    if (s.kind !== "cluster") {
+      broker = await startBroker(peer, { dir, connScenario: conn, nofile, profDir: peer === "svc" ? profDir : "" });
+    }
+    // The cluster scenario runs the flow twice (one node, then two) and starts etcd and 3 brokers.
+    const limitMs = s.kind === "cluster" ? 2 * duration + 240000 : duration + 120000 + (conn ? s.count * 10 : 0);
     const run =
-      s.kind === "flow"
-        ? runFlow(s, broker, workers)
-        : s.kind === "latency"
-          ? runLatency(s, broker, workers)
-          : runConnections(s, broker, workers);
+      s.kind === "cluster"
+        ? runCluster(s, workers, live)
+        : s.kind === "flow"
+          ? runFlow(s, broker, workers)
+          : s.kind === "latency"
+            ? runLatency(s, broker, workers)
+            : runConnections(s, broker, workers);
     const timeout = new Promise((_, rej) => {
       timer = setTimeout(() => rej(new Error(`timed out after ${limitMs / 1000} s`)), limitMs);
     });
     const r = await Promise.race([run, timeout]);
-    return { ...base, ...r };
+    return { ...base, ...(s.kind === "cluster" ? { shape: s.shape } : {}), ...r };
   } catch (err) {
     return { ...base, status: "error", note: String(err?.message ?? err).slice(0, 500) };
   } finally {
     clearTimeout(timer);
     // The broker first: its side of each connection then holds the TIME_WAIT, not the 127.0.0.x ports.
     if (broker) await broker.stop();
+    await live.stop?.();
     await Promise.all(workers.map((w) => w.exit()));
-    removeDir(dir);
+    if (dir) removeDir(dir);
   }
 }
 
@@ -566,13 +719,16 @@ const fd = openSync(outFile, "w");
 const records = [m];
 writeSync(fd, `${JSON.stringify(m)}\n`);
 console.log(JSON.stringify(m));
-const totalRuns = scenarios.length * peers.length;
+/** The cluster scenario is svc's alone: it runs once, as svc (skipped when svc is not in --peers). */
+const brokersOf = (s) => (s.kind === "cluster" ? ["svc"] : peers);
+const totalRuns = sum(scenarios.map((s) => brokersOf(s).length));
 let n = 0;
 for (const s of scenarios) {
-  for (const peer of peers) {
+  for (const peer of brokersOf(s)) {
     n++;
     process.stderr.write(`[${n}/${totalRuns}] ${describe(s)}${s.qos == null ? "" : `, QoS ${s.qos}`}: ${peer}\n`);
     const r = await runOne(s, peer);
+    if (r.status === "skipped") process.stderr.write(`  SKIPPED: ${r.note}\n`);
     records.push(r);
     const line = JSON.stringify(r);
     writeSync(fd, `${line}\n`);

@@ -7,8 +7,16 @@
 export const LATENCY_RATE = 1000; // msg/s
 export const CONN_COUNT = 10_000;
 
+/**
+ * The flow shapes the cluster scenario can take (`--cluster-shape`). Default: pairs, the shape that
+ * keeps a single svc node busiest (one core saturated, the load generators mostly idle: broker-bound),
+ * where fan-in leaves it partly idle behind its one subscriber connection. Both forward every
+ * message across the link exactly once (one subscriber per topic).
+ */
+export const CLUSTER_SHAPES = ["pairs", "fan-in"];
+
 /** Every scenario, in run order. `qos: null` marks scenarios where QoS does not apply. */
-export function allScenarios({ full }) {
+export function allScenarios({ full, clusterShape = "pairs" }) {
   const out = [];
   const flows = [
     ["fan-in", [64, 16384]],
@@ -25,10 +33,13 @@ export function allScenarios({ full }) {
   out.push({ key: "conn-rate", kind: "conn", qos: null, payload: null, count: CONN_COUNT });
   out.push({ key: "memory", kind: "memory", qos: null, payload: null, count: 10_000 });
   if (full) out.push({ key: "memory", kind: "memory", qos: null, payload: null, count: 100_000 });
+  // Cross-node forwarding: the `shape` flow with its publishers on node 1 and its subscribers on
+  // node 2 of a 2-node cluster, against the same flow on one node in the same run.
+  for (const qos of [0, 1]) out.push({ key: "cluster", kind: "cluster", qos, payload: 64, shape: clusterShape });
   return out;
 }
 
-export const SCENARIO_KEYS = ["fan-in", "fan-out", "pairs", "wildcard", "latency", "conn-rate", "memory"];
+export const SCENARIO_KEYS = ["fan-in", "fan-out", "pairs", "wildcard", "latency", "conn-rate", "memory", "cluster"];
 
 /** Human-readable description of a scenario row (without QoS). */
 export function describe(s) {
@@ -47,6 +58,10 @@ export function describe(s) {
       return `connection rate, ${s.count.toLocaleString("en")} connections`;
     case "memory":
       return `RSS per idle connection, ${s.count.toLocaleString("en")} connections`;
+    case "cluster": {
+      const shape = s.shape === "fan-in" ? "fan-in 10 pub -> 1 sub" : "pairs 20 pub/sub";
+      return `cluster, 2 nodes: ${shape}, publishers on node 1, subscribers on node 2, ${sizeLabel(s.payload)}`;
+    }
     default:
       return s.key;
   }

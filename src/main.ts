@@ -26,6 +26,7 @@ import { ClientService } from "./services/clients.ts";
 import { ClusterService } from "./services/cluster.ts";
 import { type ClusterCalls, LocalCalls, NodeCallError, type ViewHandler } from "./services/cluster-calls.ts";
 import { SecretHasher, type SetupMarker, setUpCredentials } from "./services/credentials.ts";
+import { DataService } from "./services/data.ts";
 import { ListenerService } from "./services/listeners.ts";
 import { LogService } from "./services/log.ts";
 import { MetricsService } from "./services/metrics.ts";
@@ -300,6 +301,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     banned: new BannedService(access.bans),
     authClientid: new AuthEntryService(authClientid.credentials),
     authUsername: new AuthEntryService(authUsername.credentials),
+    data: new DataService({ store, keys, dataDir, calls, onImported: () => hasher.forget() }),
     acl: new AclService(access.acl),
     cluster: new ClusterService(
       nodeName,

@@ -16,6 +16,7 @@ import type { AuthEntryService } from "./services/auth-entries.ts";
 import type { BannedService } from "./services/banned.ts";
 import type { ClientService } from "./services/clients.ts";
 import type { ClusterService } from "./services/cluster.ts";
+import type { DataService } from "./services/data.ts";
 import type { ListenerService } from "./services/listeners.ts";
 import type { LogService } from "./services/log.ts";
 import type { MetricsService } from "./services/metrics.ts";
@@ -57,6 +58,8 @@ export interface Services {
   authClientid: AuthEntryService;
   /** svc_auth_username credentials (`/auth_username`). */
   authUsername: AuthEntryService;
+  /** Data export/import and backup files (`/data/*`). */
+  data: DataService;
   /** ACL file reload, every client's ACL cache. */
   acl: AclService;
   /** Cluster membership: `cluster status`, `cluster force-leave` (CLI). */

@@ -101,10 +101,11 @@ function tail(s) {
 /**
  * Starts one broker. `dir`: a temp dir for its data/config; `connScenario`: the connection-rate
  * or memory scenario runs (svc: no connection rate limit); `nofile`: open files it may need;
- * `profDir`: svc only, write a V8 CPU profile there.
+ * `profDir`: svc only, write a V8 CPU profile there; `settings`: svc only, more `--set` overrides
+ * (the cluster scenario's node name and cluster keys).
  */
-export async function startBroker(name, { dir, connScenario = false, nofile = 4096, profDir = "" }) {
-  if (name === "svc") return startSvc({ dir, connScenario, nofile, profDir });
+export async function startBroker(name, { dir, connScenario = false, nofile = 4096, profDir = "", settings = {} }) {
+  if (name === "svc") return startSvc({ dir, connScenario, nofile, profDir, extra: settings });
   if (name === "aedes") return startAedes({ nofile });
   if (name === "mosquitto") return startMosquitto({ dir, nofile });
   throw new Error(`unknown broker ${name}`);
@@ -145,7 +146,7 @@ function handle(name, child, port) {
   return { name, pid: child.pid, port, child, stop: () => stopChild(child, 5000) };
 }
 
-async function startSvc({ dir, connScenario, nofile, profDir }) {
+async function startSvc({ dir, connScenario, nofile, profDir, extra }) {
   if (!existsSync(join(ROOT, "dist", "cli", "svc.js"))) throw new Error("svc is not built: run `npm run build` first");
   const conf = join(dir, "svc.conf");
   writeFileSync(conf, "# bench: defaults only; overrides on the command line\n");
@@ -162,6 +163,7 @@ async function startSvc({ dir, connScenario, nofile, profDir }) {
     if (svcKnows(k)) settings[k] = "off";
   }
   if (svcKnows("rpc.tcp_server_port")) settings["rpc.tcp_server_port"] = "0";
+  Object.assign(settings, extra);
   const args = [
     ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
     join(ROOT, "bin", "svc.js"),

@@ -5,6 +5,7 @@ import type { AppService } from "../services/apps.ts";
 import type { AuthEntryService } from "../services/auth-entries.ts";
 import type { BannedService } from "../services/banned.ts";
 import type { ClientService } from "../services/clients.ts";
+import type { DataService } from "../services/data.ts";
 import type { ListenerService } from "../services/listeners.ts";
 import type { MetricsService } from "../services/metrics.ts";
 import type { NodeService } from "../services/nodes.ts";
@@ -28,6 +29,7 @@ export interface ApiServices {
   banned: BannedService;
   authClientid: AuthEntryService;
   authUsername: AuthEntryService;
+  data: DataService;
 }
 
 export interface ApiLogger {

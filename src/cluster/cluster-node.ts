@@ -124,6 +124,7 @@ export class ClusterNode implements ClusterPort {
     );
     await this.routeSync.start();
     o.broker.router.addListener(this.routeSync);
+    o.broker.router.sharedGate = this.gate;
     const clients = o.keys.clients();
     this.clientsWatch = await o.store.watch(clients, (ev) => {
       if (ev.type === "put") this.onClientRegistered(decodeSegment(ev.key.slice(clients.length)), ev.value.toString());
@@ -243,16 +244,108 @@ export class ClusterNode implements ClusterPort {
     if (this.o.broker.sessions.lookup(clientId) !== undefined) this.o.broker.sessions.takeAway(clientId, true);
   }
 
+  // ---- shared subscriptions across the cluster ---------------------------------------------
+  //
+  // One member in the whole cluster gets each message of a shared group. The publishing node
+  // decides, per (filter, group), which node serves it: itself (the router's gate answers yes) or
+  // another node, which then receives the message with the groups it must serve in its headers.
+  // A node dispatching a forwarded message serves exactly those groups and no others.
+
+  /** Decisions for the message being published now: node -> `group\u0000filter` keys it serves. */
+  private sharedFor = new Map<string, string[]>();
+  private sharedSeq = -1;
+  private readonly decided = new Set<string>();
+  /** The forwarded message being dispatched here (its groups are in its headers). */
+  private remoteMsg: Message | null = null;
+  private readonly rr = new Map<string, number>();
+  private readonly sticky = new Map<string, string>();
+
+  private readonly gate = (msg: Message, filter: string, group: string): boolean => {
+    const key = `${group}\u0000${filter}`;
+    if (this.remoteMsg === msg) {
+      const served = (msg.headers?.sharedFor as string[] | undefined) ?? [];
+      return served.includes(key);
+    }
+    this.beginShared(msg);
+    this.decided.add(key);
+    const others = this.routes.sharedNodes(filter, group);
+    if (others === undefined || others.size === 0) return true;
+    const pick = this.pickNode(msg, key, [this.o.nodeName, ...others]);
+    if (pick === this.o.nodeName) return true;
+    this.assign(pick, key);
+    return false;
+  };
+
+  private beginShared(msg: Message): void {
+    if (this.sharedSeq === msg.seq) return;
+    this.sharedSeq = msg.seq;
+    this.sharedFor = new Map();
+    this.decided.clear();
+  }
+
+  private assign(node: string, key: string): void {
+    let list = this.sharedFor.get(node);
+    if (list === undefined) {
+      list = [];
+      this.sharedFor.set(node, list);
+    }
+    list.push(key);
+  }
+
+  /** The broker's shared-subscription strategy, applied to nodes. */
+  private pickNode(msg: Message, key: string, nodes: string[]): string {
+    nodes.sort();
+    switch (this.o.broker.settings.sharedStrategy) {
+      case "round_robin": {
+        const i = (this.rr.get(key) ?? -1) + 1;
+        this.rr.set(key, i);
+        return nodes[i % nodes.length];
+      }
+      case "sticky": {
+        const last = this.sticky.get(key);
+        if (last !== undefined && nodes.includes(last)) return last;
+        const n = nodes[Math.floor(Math.random() * nodes.length)];
+        this.sticky.set(key, n);
+        return n;
+      }
+      case "hash": {
+        let h = 0x811c9dc5;
+        const s = msg.from === "" ? msg.topic : msg.from;
+        for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+        return nodes[(h >>> 0) % nodes.length];
+      }
+      default:
+        return nodes[Math.floor(Math.random() * nodes.length)];
+    }
+  }
+
   /** ClusterPort: sends `msg` once to each other node with a matching route (retained: to all). */
   forward(msg: Message): number {
+    this.beginShared(msg);
+    // Groups that have members on other nodes only: the router never saw them here.
+    this.routes.matchShared(msg.topic, (filter, group, nodes) => {
+      const key = `${group}\u0000${filter}`;
+      if (this.decided.has(key)) return;
+      this.decided.add(key);
+      this.assign(this.pickNode(msg, key, [...nodes]), key);
+    });
     let n = 0;
+    const send = (node: string): void => {
+      const served = this.sharedFor.get(node);
+      let out = msg;
+      if (served !== undefined) {
+        out = { ...msg, headers: { ...msg.headers, sharedFor: served } };
+        this.sharedFor.delete(node);
+      }
+      if (this.link.forward(node, out)) n++;
+    };
     if (msg.retain) {
-      for (const node of this.peersUp) if (this.link.forward(node, msg)) n++;
+      for (const node of this.peersUp) send(node);
     } else {
-      this.routes.match(msg.topic, (node) => {
-        if (this.link.forward(node, msg)) n++;
-      });
+      this.routes.match(msg.topic, send);
     }
+    // Nodes that only serve a shared group (no plain route for this topic).
+    for (const node of [...this.sharedFor.keys()]) send(node);
     if (n > 0) this.o.broker.metrics.add(M.messagesForward, n);
     return n;
   }
@@ -261,7 +354,12 @@ export class ClusterNode implements ClusterPort {
     const b = this.o.broker;
     for (const m of msgs) {
       if (m.retain) this.o.retained.storeReplica(m);
-      b.dispatch(m);
+      this.remoteMsg = m;
+      try {
+        b.dispatch(m);
+      } finally {
+        this.remoteMsg = null;
+      }
     }
   }
 
@@ -297,6 +395,7 @@ export class ClusterNode implements ClusterPort {
   async stop(): Promise<void> {
     if (this.health !== undefined) clearInterval(this.health);
     this.o.broker.cluster = { forward: () => 0 };
+    this.o.broker.router.sharedGate = null;
     await this.routeSync?.flush().catch(() => {});
     await this.routeSync?.stop();
     await this.clientsWatch?.close();

@@ -48,6 +48,20 @@ export class ClusterKeys {
     return { filter: decodeSegment(rest.slice(0, slash)), node: decodeSegment(rest.slice(slash + 1)) };
   }
 
+  /** Shared-subscription groups: `shared/<group>/<filter>/<node>` -> empty, under the node's lease. */
+  sharedRoutes(): string {
+    return `${this.root}shared/`;
+  }
+  sharedRoute(group: string, filter: string, node: string): string {
+    return `${this.sharedRoutes()}${encodeSegment(group)}/${encodeSegment(filter)}/${encodeSegment(node)}`;
+  }
+  parseSharedRoute(key: string): { group: string; filter: string; node: string } | undefined {
+    const rest = this.strip(key, this.sharedRoutes());
+    const parts = rest?.split("/");
+    if (parts === undefined || parts.length !== 3) return undefined;
+    return { group: decodeSegment(parts[0]), filter: decodeSegment(parts[1]), node: decodeSegment(parts[2]) };
+  }
+
   /** Client registrations (session ownership): `clients/<clientid>` -> node, under its lease. */
   clients(): string {
     return `${this.root}clients/`;

@@ -51,6 +51,9 @@ export class RemoteRoutes {
   /** Drops every route of `node` (it left or died). */
   removeNode(node: string): void {
     for (const filter of [...this.byFilter.keys()]) this.remove(filter, node);
+    for (const [filter, groups] of [...this.sharedByFilter]) {
+      for (const g of [...groups.keys()]) this.removeShared(filter, g, node);
+    }
   }
 
   /** Calls `visit` once per node with a filter matching `topic`. */
@@ -71,6 +74,54 @@ export class RemoteRoutes {
         m.epoch = epoch;
         visit(m.node);
       }
+    });
+  }
+
+  // ---- shared-subscription groups of other nodes --------------------------------------------
+
+  private readonly sharedByFilter = new Map<string, Map<string, Set<string>>>();
+  private readonly sharedWild = new TopicTrie<Map<string, Set<string>>>();
+
+  addShared(filter: string, group: string, node: string): void {
+    if (node === this.self) return;
+    let groups = this.sharedByFilter.get(filter);
+    if (groups === undefined) {
+      groups = new Map();
+      this.sharedByFilter.set(filter, groups);
+      if (isWildcard(filter)) this.sharedWild.set(filter, groups);
+    }
+    let nodes = groups.get(group);
+    if (nodes === undefined) {
+      nodes = new Set();
+      groups.set(group, nodes);
+    }
+    nodes.add(node);
+  }
+
+  removeShared(filter: string, group: string, node: string): void {
+    const groups = this.sharedByFilter.get(filter);
+    const nodes = groups?.get(group);
+    if (groups === undefined || nodes === undefined) return;
+    nodes.delete(node);
+    if (nodes.size === 0) groups.delete(group);
+    if (groups.size === 0) {
+      this.sharedByFilter.delete(filter);
+      if (isWildcard(filter)) this.sharedWild.delete(filter);
+    }
+  }
+
+  /** Other nodes with members of `group` on `filter` (empty when none). */
+  sharedNodes(filter: string, group: string): ReadonlySet<string> | undefined {
+    return this.sharedByFilter.get(filter)?.get(group);
+  }
+
+  /** Calls `visit` for every (filter, group) of other nodes matching `topic`. */
+  matchShared(topic: string, visit: (filter: string, group: string, nodes: ReadonlySet<string>) => void): void {
+    if (this.sharedByFilter.size === 0) return;
+    const exact = this.sharedByFilter.get(topic);
+    if (exact !== undefined) for (const [g, nodes] of exact) visit(topic, g, nodes);
+    this.sharedWild.match(topic, (groups, filter) => {
+      for (const [g, nodes] of groups) visit(filter, g, nodes);
     });
   }
 

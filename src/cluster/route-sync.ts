@@ -18,6 +18,7 @@ export class RouteSync implements RouteListener {
   private scheduled = false;
   private flushing = false;
   private watch: WatchHandle | null = null;
+  private sharedWatch: WatchHandle | null = null;
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -46,17 +47,44 @@ export class RouteSync implements RouteListener {
       },
       { fromRevision: revision + 1 },
     );
+    const shared = await this.store.range(this.keys.sharedRoutes());
+    for (const e of shared.entries) {
+      const r = this.keys.parseSharedRoute(e.key);
+      if (r !== undefined) this.remote.addShared(r.filter, r.group, r.node);
+    }
+    this.sharedWatch = await this.store.watch(
+      this.keys.sharedRoutes(),
+      (ev) => {
+        const r = this.keys.parseSharedRoute(ev.key);
+        if (r === undefined) return;
+        if (ev.type === "put") this.remote.addShared(r.filter, r.group, r.node);
+        else this.remote.removeShared(r.filter, r.group, r.node);
+      },
+      { fromRevision: shared.revision + 1 },
+    );
   }
 
   routeAdded(filter: string): void {
-    this.local.add(filter);
-    this.pending.set(filter, true);
-    this.schedule();
+    this.change(this.keys.route(filter, this.node), true);
   }
 
   routeRemoved(filter: string): void {
-    this.local.delete(filter);
-    this.pending.set(filter, false);
+    this.change(this.keys.route(filter, this.node), false);
+  }
+
+  sharedAdded(filter: string, group: string): void {
+    this.change(this.keys.sharedRoute(group, filter, this.node), true);
+  }
+
+  sharedRemoved(filter: string, group: string): void {
+    this.change(this.keys.sharedRoute(group, filter, this.node), false);
+  }
+
+  /** Pending changes are keyed by store key: the last change of a key wins. */
+  private change(key: string, add: boolean): void {
+    if (add) this.local.add(key);
+    else this.local.delete(key);
+    this.pending.set(key, add);
     this.schedule();
   }
 
@@ -83,10 +111,8 @@ export class RouteSync implements RouteListener {
     this.flushing = true;
     const batch = [...this.pending];
     this.pending.clear();
-    const ops: TxnOp[] = batch.map(([filter, add]) =>
-      add
-        ? { type: "put", key: this.keys.route(filter, this.node), value: EMPTY, lease }
-        : { type: "delete", key: this.keys.route(filter, this.node) },
+    const ops: TxnOp[] = batch.map(([key, add]) =>
+      add ? { type: "put", key, value: EMPTY, lease } : { type: "delete", key },
     );
     try {
       for (let i = 0; i < ops.length; i += 128) await this.store.txn({ compare: [], success: ops.slice(i, i + 128) });
@@ -118,5 +144,6 @@ export class RouteSync implements RouteListener {
     this.stopped = true;
     if (this.retry !== undefined) clearTimeout(this.retry);
     await this.watch?.close();
+    await this.sharedWatch?.close();
   }
 }

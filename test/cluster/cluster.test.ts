@@ -288,4 +288,39 @@ describeEtcd("cluster of three nodes on etcd", provider, (etcdProvider) => {
     await p2.publishAsync("outage/b", "after", { qos: 1 });
     expect(await got).toBe("after");
   }, 40_000);
+
+  it("gives each message of a shared group to exactly one member in the whole cluster", async () => {
+    const [n1, n2, n3] = nodes;
+    const members = [await client(n1, "sh-m1"), await client(n2, "sh-m2"), await client(n3, "sh-m3")];
+    for (const m of members) await m.subscribeAsync("$share/g1/sh/t", { qos: 1 });
+    // Another group with members on n2 and n3 only: the publisher's node has none.
+    const others = [await client(n2, "sh-o2"), await client(n3, "sh-o3")];
+    for (const m of others) await m.subscribeAsync("$share/g2/sh/+", { qos: 1 });
+    await until(
+      () =>
+        (n1.cluster?.routes.sharedNodes("sh/t", "g1")?.size ?? 0) === 2 &&
+        (n1.cluster?.routes.sharedNodes("sh/+", "g2")?.size ?? 0) === 2,
+      "shared groups known on n1",
+    );
+    const seen = (list: MqttClient[]) => {
+      const got: string[] = [];
+      for (const c of list) c.on("message", (_t, p) => got.push(p.toString()));
+      return got;
+    };
+    const g1 = seen(members);
+    const g2 = seen(others);
+    const pub = await client(n1, "sh-pub");
+    const total = 30;
+    for (let i = 0; i < total; i++) await pub.publishAsync("sh/t", `m${i}`, { qos: 1 });
+    await until(() => g1.length >= total && g2.length >= total, "every message delivered once per group");
+    // A barrier: a late duplicate would show up before this marker round trip completes.
+    const marker = await client(n3, "sh-marker");
+    await marker.subscribeAsync("sh/marker", { qos: 1 });
+    await routed("sh/marker", n3);
+    const got = new Promise<void>((r) => marker.once("message", () => r()));
+    await pub.publishAsync("sh/marker", "x", { qos: 1 });
+    await got;
+    expect([...g1].sort()).toEqual(Array.from({ length: total }, (_, i) => `m${i}`).sort());
+    expect([...g2].sort()).toEqual(Array.from({ length: total }, (_, i) => `m${i}`).sort());
+  });
 });

@@ -13,6 +13,7 @@ import { authEntryRoutes } from "./auth-entries.ts";
 import { bannedRoutes } from "./banned.ts";
 import { catalogueRoute } from "./catalogue.ts";
 import { clientRoutes } from "./clients.ts";
+import { dataRoutes } from "./data.ts";
 import { listenerRoutes } from "./listeners.ts";
 import { metricRoutes } from "./metrics.ts";
 import { mqttRoutes } from "./mqtt.ts";
@@ -61,5 +62,6 @@ export function buildV3(d: ApiDeps, version: string): { app: OpenAPIHono; table:
   userRoutes(t, d);
   bannedRoutes(t, d);
   authEntryRoutes(t, d);
+  dataRoutes(t, d);
   return { app, table: t };
 }

@@ -24,9 +24,21 @@ export interface RouteEntry {
 }
 
 export interface RouteListener {
+  /** A filter got its first plain (non-shared) local subscriber. */
   routeAdded(filter: string): void;
+  /** A filter lost its last plain local subscriber. */
   routeRemoved(filter: string): void;
+  /** A shared group got its first local member on `filter`. */
+  sharedAdded?(filter: string, group: string): void;
+  /** A shared group lost its last local member on `filter`. */
+  sharedRemoved?(filter: string, group: string): void;
 }
+
+/**
+ * Decides, in a cluster, whether this node delivers `msg` to its members of a shared group (one
+ * member in the whole cluster gets each message). Absent on a single node: always yes.
+ */
+export type SharedGate = (msg: Message, filter: string, group: string) => boolean;
 
 const online = (s: Subscriber): boolean => s.isOnline();
 
@@ -35,6 +47,8 @@ export class Router {
   private readonly entries = new Map<string, RouteEntry>();
   private readonly wild = new TopicTrie<RouteEntry>();
   private readonly listeners: RouteListener[] = [];
+  /** Set by the cluster: which shared groups this node serves for a message. */
+  sharedGate: SharedGate | null = null;
   /** Counts for statistics. */
   subscriptionCount = 0;
   sharedCount = 0;
@@ -54,10 +68,12 @@ export class Router {
       e = { filter, subs: new Map(), shared: undefined };
       this.entries.set(filter, e);
       if (isWildcard(filter)) this.wild.set(filter, e);
-      for (const l of this.listeners) l.routeAdded(filter);
     }
     if (group === undefined) {
-      if (!e.subs.has(sub)) this.subscriptionCount++;
+      if (!e.subs.has(sub)) {
+        this.subscriptionCount++;
+        if (e.subs.size === 0) for (const l of this.listeners) l.routeAdded(filter);
+      }
       e.subs.set(sub, opts);
       return;
     }
@@ -66,6 +82,7 @@ export class Router {
     if (g === undefined) {
       g = new SharedGroup<Subscriber>();
       e.shared.set(group, g);
+      for (const l of this.listeners) l.sharedAdded?.(filter, group);
     }
     const before = g.size;
     g.add(sub, sub.clientId);
@@ -81,20 +98,25 @@ export class Router {
     let removed = false;
     if (group === undefined) {
       removed = e.subs.delete(sub);
-      if (removed) this.subscriptionCount--;
+      if (removed) {
+        this.subscriptionCount--;
+        if (e.subs.size === 0) for (const l of this.listeners) l.routeRemoved(filter);
+      }
     } else {
       const g = e.shared?.get(group);
       if (g?.remove(sub)) {
         removed = true;
         this.subscriptionCount--;
         this.sharedCount--;
-        if (g.size === 0) e.shared?.delete(group);
+        if (g.size === 0) {
+          e.shared?.delete(group);
+          for (const l of this.listeners) l.sharedRemoved?.(filter, group);
+        }
       }
     }
     if (e.subs.size === 0 && (e.shared === undefined || e.shared.size === 0)) {
       this.entries.delete(filter);
       if (isWildcard(filter)) this.wild.delete(filter);
-      for (const l of this.listeners) l.routeRemoved(filter);
     }
     return removed;
   }
@@ -122,7 +144,9 @@ export class Router {
       n++;
     }
     if (e.shared !== undefined) {
+      const gate = this.sharedGate;
       for (const [group, g] of e.shared) {
+        if (gate !== null && !gate(msg, e.filter, group)) continue;
         const m = this.pickMember(g, strategy, msg);
         if (m === undefined) continue;
         const opts = this.sharedOpts(m, group, e.filter);

@@ -26,7 +26,7 @@ export function clusterSettings(endpoint, prefix, nodeName) {
     "cluster.discovery": "etcd",
     "cluster.etcd.server": endpoint,
     "cluster.etcd.prefix": prefix,
-    "cluster.etcd.node_ttl": "2s",
+    "cluster.etcd.node_ttl": "15s",
     "rpc.tcp_server_port": "0",
   };
 }

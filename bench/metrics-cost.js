@@ -7,18 +7,38 @@
 import { Broker } from "../dist/broker/broker.js";
 import { Channel } from "../dist/broker/channel/channel.js";
 import { Metrics } from "../dist/broker/metrics.js";
-import { DEFAULT_ZONE } from "../dist/broker/settings.js";
 import { Session } from "../dist/broker/session/session.js";
+import { DEFAULT_ZONE } from "../dist/broker/settings.js";
 import { makeMessage } from "../dist/broker/types.js";
 import { silentLogger } from "../dist/telemetry/logger.js";
 
 const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 2);
 const zone = { ...DEFAULT_ZONE };
-const broker = new Broker({ nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 }, silentLogger());
+const broker = new Broker(
+  { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },
+  silentLogger(),
+);
 
 // Ten connected subscribers: real channels over a connection port that drops the bytes.
-const port = { protoVer: 4, tracer: null, setMaxInbound() {}, send: () => 0, sendBytes() {}, writable: () => true, bufferedBytes: () => 0, close() {} };
-const info = { listener: "mqtt:tcp:bench", protocol: "mqtt:tcp", zone: "external", peerHost: "127.0.0.1", peerPort: 1, sockHost: "127.0.0.1", sockPort: 1883 };
+const port = {
+  protoVer: 4,
+  tracer: null,
+  setMaxInbound() {},
+  send: () => 0,
+  sendBytes() {},
+  writable: () => true,
+  bufferedBytes: () => 0,
+  close() {},
+};
+const info = {
+  listener: "mqtt:tcp:bench",
+  protocol: "mqtt:tcp",
+  zone: "external",
+  peerHost: "127.0.0.1",
+  peerPort: 1,
+  sockHost: "127.0.0.1",
+  sockPort: 1883,
+};
 for (let i = 0; i < 10; i++) {
   const ch = new Channel(port, info, broker, zone);
   ch.client.clientId = `s${i}`;
@@ -26,7 +46,14 @@ for (let i = 0; i < 10; i++) {
   const s = new Session({ ...ch.client }, zone, broker);
   ch.session = s;
   s.attach(ch, 65535);
-  broker.subscribe(s, i % 2 === 0 ? "bench/+/t" : "bench/a/t", { qos: 1, nl: false, rap: false, rh: 0, subId: 0, share: undefined });
+  broker.subscribe(s, i % 2 === 0 ? "bench/+/t" : "bench/a/t", {
+    qos: 1,
+    nl: false,
+    rap: false,
+    rh: 0,
+    subId: 0,
+    share: undefined,
+  });
 }
 const payload = Buffer.alloc(64, 120);
 
@@ -58,5 +85,14 @@ const avg = (k) => rounds.reduce((a, r) => a + r[k], 0) / rounds.length;
 const w = avg("withMetrics");
 const wo = avg("without");
 const cost = ((wo - w) / wo) * 100;
-console.log(JSON.stringify({ bench: "metrics-cost", publishes_per_s_with: Math.round(w), publishes_per_s_without: Math.round(wo), cost_percent: Number(cost.toFixed(2)) }));
-console.log(`metrics cost on the publish path: ${cost.toFixed(2)}% (${Math.round(w)} vs ${Math.round(wo)} publishes/s, 10 deliveries each)`);
+console.log(
+  JSON.stringify({
+    bench: "metrics-cost",
+    publishes_per_s_with: Math.round(w),
+    publishes_per_s_without: Math.round(wo),
+    cost_percent: Number(cost.toFixed(2)),
+  }),
+);
+console.log(
+  `metrics cost on the publish path: ${cost.toFixed(2)}% (${Math.round(w)} vs ${Math.round(wo)} publishes/s, 10 deliveries each)`,
+);

@@ -12,7 +12,7 @@ import { Channel } from "./channel/channel.ts";
 import { Connection, type ConnectionDeps } from "./connection/connection.ts";
 import type { BrokerHooks, HookPoints } from "./hookpoints.ts";
 import { M, Metrics } from "./metrics.ts";
-import { type ClusterPort, NullCluster, type SessionTransfer } from "./ports.ts";
+import { type AckHolder, type ClusterPort, NullCluster, type SessionTransfer } from "./ports.ts";
 import { Router } from "./router/router.ts";
 import type { Session } from "./session/session.ts";
 import { SessionRegistry } from "./sessions.ts";
@@ -27,8 +27,8 @@ export class Broker {
   /** Every open connection's channel, connected or not (the sweep visits them). */
   readonly channels = new Set<Channel>();
   cluster: ClusterPort = NullCluster;
-  /** The session that became congested during the current publish (SessionEnv). */
-  congested: Session | null = null;
+  /** What became congested during the current publish: a session (SessionEnv) or a cluster link. */
+  congested: AckHolder | null = null;
   readonly startedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
 

@@ -4,6 +4,14 @@
 
 import type { Message, QoS, SubOpts } from "./types.ts";
 
+/**
+ * Something that can hold back publishers' acknowledgements until it has caught up: a congested
+ * subscriber session, or the link to a node whose queue is full (ingress back-pressure).
+ */
+export interface AckHolder {
+  holdAck(release: () => void): void;
+}
+
 /** A session moving from one node to another (a client id connected elsewhere). */
 export interface SessionTransfer {
   expiryInterval: number;

@@ -6,7 +6,7 @@
 import { createHmac } from "node:crypto";
 import type { Broker } from "../broker/broker.ts";
 import { M } from "../broker/metrics.ts";
-import type { ClusterPort, SessionTransfer } from "../broker/ports.ts";
+import type { AckHolder, ClusterPort, SessionTransfer } from "../broker/ports.ts";
 import type { ClientInfo, Message, QoS, SubOpts } from "../broker/types.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { type ClusterKeys, decodeSegment } from "./keys.ts";
@@ -50,6 +50,9 @@ export class ClusterJoinError extends Error {
 }
 
 const STORE_ALARM = "cluster_store_unavailable";
+/** Link queue depths (messages) where publishers' acks start and stop being held. */
+const LINK_HIGH_WATER = 2000;
+const LINK_LOW_WATER = 500;
 
 /** Remote procedure handlers other nodes may call, by method name. */
 export type CallHandler = (from: string, args: unknown) => Promise<unknown> | unknown;
@@ -337,7 +340,12 @@ export class ClusterNode implements ClusterPort {
         out = { ...msg, headers: { ...msg.headers, sharedFor: served } };
         this.sharedFor.delete(node);
       }
-      if (this.link.forward(node, out)) n++;
+      if (this.link.forward(node, out)) {
+        n++;
+        if (msg.qos > 0 && this.link.queuedMessages(node) > LINK_HIGH_WATER) this.congestedLink(node);
+      } else if (msg.qos > 0) {
+        this.o.logger.warn({ peer: node, topic: msg.topic }, "link queue full: QoS 1/2 message dropped");
+      }
     };
     if (msg.retain) {
       for (const node of this.peersUp) send(node);
@@ -350,16 +358,69 @@ export class ClusterNode implements ClusterPort {
     return n;
   }
 
-  private onForward(_from: string, msgs: Message[]): void {
+  // ---- back-pressure across nodes ------------------------------------------------------------
+  //
+  // A node accepts publishes faster than another node may take them. While the link queue to a
+  // node is over LINK_HIGH_WATER, the acknowledgements of QoS 1/2 publishes forwarded to it are
+  // held (broker.congested, as for a congested local subscriber), so publishers with a bounded
+  // window slow to the link's pace instead of overflowing its queue; released below the low mark.
+
+  private readonly holders = new Map<string, (() => void)[]>();
+  private readonly pausedPeers = new Set<string>();
+  private holdTimer: NodeJS.Timeout | undefined;
+
+  private congestedLink(node: string): void {
+    let held = this.holders.get(node);
+    if (held === undefined) {
+      held = [];
+      this.holders.set(node, held);
+    }
+    const list = held;
+    this.o.broker.congested = {
+      holdAck: (release) => {
+        list.push(release);
+        this.holdTimer ??= setInterval(() => this.releaseHeld(), 2);
+      },
+    };
+  }
+
+  private releaseHeld(): void {
+    for (const [node, list] of this.holders) {
+      if (this.link.queuedMessages(node) > LINK_LOW_WATER && this.membership?.isRunning(node)) continue;
+      this.holders.delete(node);
+      for (const f of list) f();
+    }
+    if (this.holders.size === 0 && this.holdTimer !== undefined) {
+      clearInterval(this.holdTimer);
+      this.holdTimer = undefined;
+    }
+  }
+
+  private onForward(from: string, msgs: Message[]): void {
     const b = this.o.broker;
+    let congested: AckHolder | null = null;
     for (const m of msgs) {
       if (m.retain) this.o.retained.storeReplica(m);
       this.remoteMsg = m;
+      b.congested = null;
       try {
         b.dispatch(m);
       } finally {
         this.remoteMsg = null;
       }
+      const c = b.congested as AckHolder | null; // set by dispatch() when a session fell behind
+      if (c !== null && m.qos > 0) congested = c;
+    }
+    b.congested = null;
+    if (congested !== null && !this.pausedPeers.has(from)) {
+      // A local subscriber fell behind: stop reading this node's link until it catches up, so the
+      // sender's link queue fills and holds its publishers' acks (end-to-end back-pressure).
+      this.pausedPeers.add(from);
+      this.link.pausePeer(from);
+      congested.holdAck(() => {
+        this.pausedPeers.delete(from);
+        this.link.resumePeer(from);
+      });
     }
   }
 
@@ -394,6 +455,9 @@ export class ClusterNode implements ClusterPort {
 
   async stop(): Promise<void> {
     if (this.health !== undefined) clearInterval(this.health);
+    if (this.holdTimer !== undefined) clearInterval(this.holdTimer);
+    for (const list of this.holders.values()) for (const f of list) f();
+    this.holders.clear();
     this.o.broker.cluster = { forward: () => 0 };
     this.o.broker.router.sharedGate = null;
     await this.routeSync?.flush().catch(() => {});

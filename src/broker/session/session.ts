@@ -5,6 +5,7 @@
 
 import type { BrokerHooks, SessionHandle } from "../hookpoints.ts";
 import { M, type Metrics } from "../metrics.ts";
+import type { AckHolder } from "../ports.ts";
 import type { Subscriber } from "../router/router.ts";
 import type { ZoneSettings } from "../settings.ts";
 import type { ClientInfo, Message, QoS, SubOpts } from "../types.ts";
@@ -16,7 +17,7 @@ export interface SessionEnv {
   hooks: BrokerHooks;
   metrics: Metrics;
   /** Set by a session whose queue went over its high watermark during the current publish. */
-  congested: Session | null;
+  congested: AckHolder | null;
 }
 
 /** Most acknowledgements a congested session holds back before it lets them all go. */

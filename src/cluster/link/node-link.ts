@@ -286,6 +286,9 @@ export class NodeLink implements ConnectionOwner {
       return false;
     }
     peer.queue.pushMessage(enc);
+    // A full 64 KB batch goes out at once rather than at the end of the event-loop turn, so a
+    // turn that reads many publishes does not fill the bounded queue before anything is written.
+    if (peer.queue.hasSealed && !peer.blocked) this.flushSealed(peer);
     this.markDirty(peer);
     return true;
   }
@@ -328,6 +331,23 @@ export class NodeLink implements ConnectionOwner {
       peer.queue.pushControl(encodeCall(id, method, json), ticket);
       this.markDirty(peer);
     });
+  }
+
+  /**
+   * Stops reading from `node` (TCP back-pressure reaches its sender) until resumePeer: this node
+   * cannot take more of its messages now. Pings wait too, so keep pauses short.
+   */
+  pausePeer(node: string): void {
+    this.peerMap.get(node)?.conn?.socket.pause();
+  }
+
+  resumePeer(node: string): void {
+    this.peerMap.get(node)?.conn?.socket.resume();
+  }
+
+  /** Messages waiting in `node`'s queue (0 when unknown): cheap, for back-pressure checks. */
+  queuedMessages(node: string): number {
+    return this.peerMap.get(node)?.queue.messages ?? 0;
   }
 
   peers(): PeerInfo[] {
@@ -719,6 +739,27 @@ export class NodeLink implements ConnectionOwner {
     this.lastMsg = null;
     for (const peer of this.dirty) this.flushPeer(peer);
     this.dirty.clear();
+  }
+
+  /** Writes the peer's sealed frames (not the open batch) until the socket pushes back. */
+  private flushSealed(peer: Peer): void {
+    const conn = peer.conn;
+    if (conn === null || !conn.open) return;
+    while (peer.queue.hasSealed) {
+      const f = peer.queue.shift();
+      if (f === undefined) return;
+      if (f.call !== undefined) {
+        if (f.call.cancelled) continue;
+        f.call.sentOn = conn;
+      }
+      const ok = conn.send(f.buf);
+      this.counters.framesOut++;
+      this.counters.forwardedOut += f.msgs;
+      if (!ok) {
+        peer.blocked = true;
+        return;
+      }
+    }
   }
 
   /** Writes the peer's queue until it is empty or the socket pushes back. */

@@ -75,6 +75,11 @@ export class OutQueue {
     this.frames.push({ buf, msgs: 0, call });
   }
 
+  /** A sealed frame is waiting (a full batch, a call or a reply): worth writing now. */
+  get hasSealed(): boolean {
+    return this.head < this.frames.length;
+  }
+
   get empty(): boolean {
     return this.head === this.frames.length && this.batch === null;
   }

@@ -762,26 +762,11 @@ export class NodeLink implements ConnectionOwner {
     }
   }
 
-  /** Writes the peer's queue until it is empty or the socket pushes back. */
+  /** Writes the peer's queue, open batch included, until it is empty or the socket pushes back. */
   private flushPeer(peer: Peer): void {
-    const conn = peer.conn;
-    if (conn === null || !conn.open || peer.blocked) return;
+    if (peer.blocked) return;
     peer.queue.seal();
-    for (;;) {
-      const f = peer.queue.shift();
-      if (f === undefined) return;
-      if (f.call !== undefined) {
-        if (f.call.cancelled) continue;
-        f.call.sentOn = conn;
-      }
-      const ok = conn.send(f.buf);
-      this.counters.framesOut++;
-      this.counters.forwardedOut += f.msgs;
-      if (!ok) {
-        peer.blocked = true;
-        return;
-      }
-    }
+    this.flushSealed(peer);
   }
 
   // ---- keepalive -------------------------------------------------------------------------------

@@ -112,7 +112,10 @@ export class ClusterNode implements ClusterPort {
       {
         up: (rec) => this.peerUp(rec),
         down: (node) => this.peerDown(node),
-        reregistered: () => this.routeSync?.rewriteAll(),
+        reregistered: () => {
+          this.routeSync?.rewriteAll();
+          this.reregisterClients();
+        },
       },
       o.logger,
     );
@@ -195,25 +198,14 @@ export class ClusterNode implements ClusterPort {
 
   private registerSessions(): void {
     const o = this.o;
-    const hooks = o.broker.hooks;
-    const owner = "svc_cluster";
-    const claim = (c: ClientInfo) => {
-      const lease = this.membership?.lease;
-      if (lease === null || lease === undefined) return;
-      o.store.put(o.keys.client(c.clientId), Buffer.from(o.nodeName), { lease }).catch((err: unknown) => {
-        o.logger.warn({ clientid: c.clientId, err: (err as Error).message }, "client registration deferred");
-      });
-    };
     const release = (c: ClientInfo) => {
       const key = o.keys.client(c.clientId);
       o.store
         .txn({ compare: [{ key, target: "value", op: "==", value: o.nodeName }], success: [{ type: "delete", key }] })
         .catch(() => {});
     };
-    hooks.add("session.created", claim, 0, owner);
-    hooks.add("session.resumed", claim, 0, owner);
-    hooks.add("session.discarded", release, 0, owner);
-    hooks.add("session.terminated", release, 0, owner);
+    o.broker.hooks.add("session.discarded", release, 0, "svc_cluster");
+    o.broker.hooks.add("session.terminated", release, 0, "svc_cluster");
     this.handle("session.takeover", (_from, args) => {
       const { clientId, discard } = args as { clientId: string; discard: boolean };
       const t = o.broker.sessions.takeAway(clientId, discard);
@@ -221,27 +213,56 @@ export class ClusterNode implements ClusterPort {
     });
   }
 
-  /** ClusterPort: moves the client id's session here from the node that holds it, if any. */
+  /**
+   * ClusterPort: makes this node the owner of the client id's session, moving the session here
+   * from the node that holds it, if any. Ownership is taken with a compare-and-swap on
+   * `clients/<id>`, so of two connects racing on two nodes the later claim wins and takes the
+   * session from the earlier one: exactly one connection survives.
+   */
   async claimSession(clientId: string, cleanStart: boolean): Promise<SessionTransfer | null> {
     const o = this.o;
-    const entry = await o.store.get(o.keys.client(clientId));
-    const owner = entry?.value.toString();
-    if (owner === undefined || owner === o.nodeName) return null;
-    if (!this.membership?.isRunning(owner)) {
-      // Its node died with it: that persistent session is lost, and counted.
-      o.broker.metrics.inc(M.sessionsLost);
-      return null;
+    const key = o.keys.client(clientId);
+    let transfer: SessionTransfer | null = null;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await o.store.get(key);
+      const owner = entry?.value.toString();
+      if (owner !== undefined && owner !== o.nodeName) {
+        if (this.membership?.isRunning(owner)) {
+          const wire = (await this.link
+            .call(owner, "session.takeover", { clientId, discard: cleanStart }, 5000)
+            .catch(() => null)) as WireTransfer | null;
+          if (wire !== null && transfer === null) transfer = transferFromWire(wire);
+        } else if (attempt === 0) {
+          // Its node died with it: that persistent session is lost, and counted.
+          o.broker.metrics.inc(M.sessionsLost);
+        }
+      }
+      const lease = this.membership?.lease;
+      if (lease === null || lease === undefined) return transfer; // store unreachable: serve anyway
+      const claimed = await o.store.txn({
+        compare:
+          entry === undefined
+            ? [{ key, target: "version", op: "==", value: 0 }]
+            : [{ key, target: "mod", op: "==", value: entry.modRevision }],
+        success: [{ type: "put", key, value: Buffer.from(o.nodeName), lease }],
+      });
+      if (claimed) return transfer;
     }
-    const wire = (await this.link.call(
-      owner,
-      "session.takeover",
-      { clientId, discard: cleanStart },
-      5000,
-    )) as WireTransfer | null;
-    return wire === null ? null : transferFromWire(wire);
+    o.logger.warn({ clientid: clientId }, "client id claim kept racing; serving it here");
+    return transfer;
   }
 
-  /** Another node registered a client id this node still holds (two connects raced): let go. */
+  /** The lease was re-granted: the client registrations of this node are written again. */
+  private reregisterClients(): void {
+    const o = this.o;
+    const lease = this.membership?.lease;
+    if (lease === null || lease === undefined) return;
+    for (const s of o.broker.sessions.allSessions()) {
+      o.store.put(o.keys.client(s.clientId), Buffer.from(o.nodeName), { lease }).catch(() => {});
+    }
+  }
+
+  /** Another node owns a client id this node still holds (a claim it lost): let go. */
   private onClientRegistered(clientId: string, owner: string): void {
     if (owner === this.o.nodeName) return;
     if (this.o.broker.sessions.lookup(clientId) !== undefined) this.o.broker.sessions.takeAway(clientId, true);

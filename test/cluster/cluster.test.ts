@@ -323,4 +323,40 @@ describeEtcd("cluster of three nodes on etcd", provider, (etcdProvider) => {
     expect([...g1].sort()).toEqual(Array.from({ length: total }, (_, i) => `m${i}`).sort());
     expect([...g2].sort()).toEqual(Array.from({ length: total }, (_, i) => `m${i}`).sort());
   });
+
+  it("ends two simultaneous connects of one client id on two nodes with exactly one winner", async () => {
+    const [n1, n2] = nodes;
+    for (let round = 0; round < 3; round++) {
+      const id = `twin-${round}`;
+      const opts = {
+        clientId: id,
+        protocolVersion: 5 as const,
+        clean: false,
+        reconnectPeriod: 0,
+        properties: { sessionExpiryInterval: 60 },
+      };
+      const a = mqtt.connect(n1.url, opts);
+      const b = mqtt.connect(n2.url, opts);
+      clients.push(a, b);
+      for (const c of [a, b]) c.on("error", () => {});
+      const up = (c: MqttClient) => new Promise<void>((r) => (c.connected ? r() : c.once("connect", () => r())));
+      await Promise.all([up(a), up(b)]);
+      await until(() => [a, b].filter((c) => c.connected).length === 1, `one of ${id} left`, 8000);
+      await until(
+        () => [n1, n2].filter((n) => n.broker.sessions.lookup(id) !== undefined).length === 1,
+        `one session of ${id}`,
+        8000,
+      );
+      const winner = a.connected ? a : b;
+      const owner = a.connected ? n1 : n2;
+      expect(owner.broker.sessions.lookup(id)?.isOnline()).toBe(true);
+      // The winner still works end to end.
+      await winner.subscribeAsync(`twin/${round}`, { qos: 1 });
+      await routed(`twin/${round}`, owner);
+      const got = new Promise<string>((r) => winner.once("message", (_t, p) => r(p.toString())));
+      const p = await client(nodes[2], `twin-pub-${round}`);
+      await p.publishAsync(`twin/${round}`, "ok", { qos: 1 });
+      expect(await got).toBe("ok");
+    }
+  });
 });

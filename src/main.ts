@@ -3,6 +3,7 @@
 // listeners, and stops everything in order on SIGTERM/SIGINT.
 
 import { mkdirSync } from "node:fs";
+import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type ManagementBind, type RunningApi, startManagementApi } from "./api/index.ts";
 import { clientidProvider } from "./auth/clientid-provider.ts";
 import { AccessControl, type AccessControlSettings, type ZoneAccess } from "./auth/index.ts";
@@ -18,6 +19,7 @@ import type { Listener } from "./listeners/listener.ts";
 import type { Services, SvcNode } from "./node.ts";
 import { PluginRegistry } from "./plugins/registry.ts";
 import { Retainer } from "./retainer/retainer.ts";
+import { RuleEngine } from "./rules/engine/engine.ts";
 import { AclService } from "./services/acl.ts";
 import { AppService, type StoredApp } from "./services/apps.ts";
 import { AuthEntryService } from "./services/auth-entries.ts";
@@ -34,6 +36,8 @@ import { NodeService } from "./services/nodes.ts";
 import { PluginService } from "./services/plugins.ts";
 import { PublishService } from "./services/publish.ts";
 import { storeRecords } from "./services/records.ts";
+import { RetainerService } from "./services/retainer.ts";
+import { RuleService } from "./services/rules.ts";
 import { SessionService } from "./services/sessions.ts";
 import { SubscriptionService } from "./services/subscriptions.ts";
 import { TraceService } from "./services/trace.ts";
@@ -41,9 +45,11 @@ import { type StoredUser, UserService } from "./services/users.ts";
 import { type SysSettings, startSys } from "./sys/index.ts";
 import { VERSION } from "./sys/node-info.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
+import { loadTracingApi, Tracing } from "./telemetry/tracing.ts";
+import { BrokerTracing } from "./tracing/broker-tracing.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
-const DEFAULT_PLUGINS = ["svc_retainer"];
+const DEFAULT_PLUGINS = ["svc_retainer", "svc_rule_engine"];
 
 /** How long a management view waits for another node's answer. */
 const MGMT_CALL_TIMEOUT_MS = 5000;
@@ -178,6 +184,70 @@ export interface StartOptions {
   tickInterval?: number;
   /** bcrypt cost of API secrets and dashboard passwords (tests use a low one). */
   bcryptRounds?: number;
+  /** Period of the rule engine's resource health checks (tests use a short one). */
+  ruleHealthCheckMs?: number;
+  /**
+   * With `telemetry.tracing = on`: span processors instead of the OTLP exporter chosen by the
+   * OTEL_* variables (tests pass an in-memory exporter), and a sampler instead of OTEL_TRACES_SAMPLER.
+   */
+  tracing?: { spanProcessors?: SpanProcessor[]; sampler?: Sampler };
+}
+
+/** The node's OpenTelemetry SDK: its tracing facade and how to flush and stop it. */
+export interface TracingSdk {
+  tracing: Tracing;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Loads the OpenTelemetry API and SDK (only here, only when tracing is on): a tracer provider with
+ * the node's resource (`service.name` svc, `service.instance.id` = node name, then
+ * OTEL_RESOURCE_ATTRIBUTES / OTEL_SERVICE_NAME), the sampler of OTEL_TRACES_SAMPLER(_ARG), and a
+ * batching OTLP exporter for OTEL_EXPORTER_OTLP(_TRACES)_PROTOCOL: http/protobuf (default),
+ * http/json or grpc, each reading its endpoint and headers from the OTEL_EXPORTER_OTLP_* variables.
+ */
+export async function startTracingSdk(
+  nodeName: string,
+  maxDeliverSpans: number,
+  opts: StartOptions["tracing"] = {},
+): Promise<TracingSdk> {
+  const api = await loadTracingApi();
+  const [base, node, res] = await Promise.all([
+    import("@opentelemetry/sdk-trace-base"),
+    import("@opentelemetry/sdk-trace-node"),
+    import("@opentelemetry/resources"),
+  ]);
+  const resource = res
+    .defaultResource()
+    .merge(
+      res.resourceFromAttributes({
+        "service.name": "svc",
+        "service.version": VERSION,
+        "service.instance.id": nodeName,
+      }),
+    )
+    .merge(res.detectResources({ detectors: [res.envDetector] }));
+  let spanProcessors = opts.spanProcessors;
+  if (spanProcessors === undefined) {
+    const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
+    const exporter =
+      protocol === "grpc"
+        ? new (await import("@opentelemetry/exporter-trace-otlp-grpc")).OTLPTraceExporter()
+        : protocol === "http/json"
+          ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter()
+          : new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
+    spanProcessors = [new base.BatchSpanProcessor(exporter)];
+  }
+  const provider = new node.NodeTracerProvider({
+    resource,
+    spanProcessors,
+    ...(opts.sampler === undefined ? {} : { sampler: opts.sampler }),
+  });
+  // The async-local-storage context manager (the first node of a process registers it; our own
+  // propagation code reads traceparent, so no global propagator is needed).
+  provider.register({ propagator: null });
+  const tracing = new Tracing(api, provider.getTracer("svc", VERSION), maxDeliverSpans);
+  return { tracing, shutdown: () => provider.shutdown() };
 }
 
 /** The management API's listeners that are not `off`. */
@@ -200,6 +270,11 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   const settings = brokerSettings(config);
   if (opts.tickInterval !== undefined) settings.tickInterval = opts.tickInterval;
   const broker = new Broker(settings, logger);
+  // Tracing: with `telemetry.tracing = off` nothing of OpenTelemetry is loaded and no hook is added.
+  const sdk = config.get("telemetry.tracing")
+    ? await startTracingSdk(nodeName, config.get("telemetry.max_deliver_spans"), opts.tracing)
+    : null;
+  if (sdk !== null) new BrokerTracing(sdk.tracing, nodeName).attach(broker);
   const plugins = new PluginRegistry(dataDir, logger);
   // The node's one cluster store: management apps and users, bans and auth data now, every shared
   // feature later. Opened before the plugins load: the auth providers read it.
@@ -232,11 +307,16 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     logger,
   });
   for (const p of [authClientid, authUsername, psk]) plugins.register(p);
+  // Rules and resources are read from the store once sys is up (alarms, stats); the plugin only
+  // switches the hooks.
+  const rules = new RuleEngine({ broker, store, keys, logger, healthCheckMs: opts.ruleHealthCheckMs });
+  plugins.register(rules);
   try {
     await plugins.loadAtStart(DEFAULT_PLUGINS);
   } catch (err) {
     await plugins.stopAll();
     await store.close();
+    await sdk?.shutdown();
     throw err;
   }
 
@@ -303,6 +383,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     authUsername: new AuthEntryService(authUsername.credentials),
     data: new DataService({ store, keys, dataDir, calls, onImported: () => hasher.forget() }),
     acl: new AclService(access.acl),
+    retainer: new RetainerService(retainer),
+    rules: new RuleService(rules, nodeName),
     cluster: new ClusterService(
       nodeName,
       linked === null
@@ -319,6 +401,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   try {
     // Bans and the ACL rules (a rule file that does not parse stops the start with file:line).
     await access.start();
+    await rules.start(sys.alarms, sys.stats);
     const warnings = await setUpCredentials(
       services.apps,
       services.users,
@@ -336,7 +419,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     }
     // Before the MQTT listeners, so that probes see `/status` answer 503 while the node starts.
     management = await startManagementApi(
-      { services, maxRowLimit: config.get("management.max_row_limit"), logger },
+      { services, maxRowLimit: config.get("management.max_row_limit"), logger, tracing: sdk?.tracing ?? null },
       managementBinds(config),
       logger,
     );
@@ -377,9 +460,11 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     await sys.stop();
     await clusterNode?.stop(); // built before the try: its constructor adds hooks
     await plugins.stopAll();
+    await rules.stop();
     await access.stop();
     await management?.server.stop();
     await store.close();
+    await sdk?.shutdown();
     throw err;
   }
   nodes.setState("running");
@@ -391,6 +476,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     broker,
     plugins,
     retainer,
+    rules,
     sys,
     cluster,
     services,
@@ -414,10 +500,13 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       // Deregisters: this node's routes and registrations leave the cluster with its lease.
       await cluster?.stop();
       await plugins.stopAll();
+      await rules.stop();
       await access.stop();
       // Last: probes see 503 on /status while the node drains.
       await api.server.stop();
       await store.close();
+      // Flushes the spans still batched.
+      await sdk?.shutdown();
       logger.info({}, "node stopped");
     },
   };

@@ -10,6 +10,7 @@ import type { Listener } from "./listeners/listener.ts";
 import type { ListenerInfo } from "./listeners/types.ts";
 import type { PluginRegistry } from "./plugins/registry.ts";
 import type { Retainer } from "./retainer/retainer.ts";
+import type { RuleEngine } from "./rules/engine/engine.ts";
 import type { AclService } from "./services/acl.ts";
 import type { AppService } from "./services/apps.ts";
 import type { AuthEntryService } from "./services/auth-entries.ts";
@@ -23,6 +24,8 @@ import type { MetricsService } from "./services/metrics.ts";
 import type { NodeService } from "./services/nodes.ts";
 import type { PluginService } from "./services/plugins.ts";
 import type { PublishService } from "./services/publish.ts";
+import type { RetainerService } from "./services/retainer.ts";
+import type { RuleService } from "./services/rules.ts";
 import type { SessionService } from "./services/sessions.ts";
 import type { SubscriptionService } from "./services/subscriptions.ts";
 import type { TraceService } from "./services/trace.ts";
@@ -60,10 +63,14 @@ export interface Services {
   authUsername: AuthEntryService;
   /** Data export/import and backup files (`/data/*`). */
   data: DataService;
+  /** Rules, actions, resources (the rule engine's API). */
+  rules: RuleService;
   /** ACL file reload, every client's ACL cache. */
   acl: AclService;
   /** Cluster membership: `cluster status`, `cluster force-leave` (CLI). */
   cluster: ClusterService;
+  /** Retained messages of this node: `retainer info|topics|clean` (CLI). */
+  retainer: RetainerService;
 }
 
 /** A running node, as wired by main.ts's startNode(). */
@@ -73,6 +80,8 @@ export interface SvcNode {
   readonly broker: Broker;
   readonly plugins: PluginRegistry;
   readonly retainer: Retainer;
+  /** The rule engine runtime (plugin svc_rule_engine). */
+  readonly rules: RuleEngine;
   /** Statistics, $SYS publisher, alarms, sysmon, tracer. */
   readonly sys: Sys;
   readonly services: Services;

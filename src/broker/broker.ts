@@ -12,7 +12,7 @@ import { Channel } from "./channel/channel.ts";
 import { Connection, type ConnectionDeps } from "./connection/connection.ts";
 import type { BrokerHooks, HookPoints } from "./hookpoints.ts";
 import { M, Metrics } from "./metrics.ts";
-import { type AckHolder, type ClusterPort, NullCluster, type SessionTransfer } from "./ports.ts";
+import { type AckHolder, type ClusterPort, NullCluster, type SessionTransfer, type TracingPort } from "./ports.ts";
 import { Router } from "./router/router.ts";
 import type { Session } from "./session/session.ts";
 import { SessionRegistry } from "./sessions.ts";
@@ -27,6 +27,8 @@ export class Broker {
   /** Every open connection's channel, connected or not (the sweep visits them). */
   readonly channels = new Set<Channel>();
   cluster: ClusterPort = NullCluster;
+  /** Message tracing, null while `telemetry.tracing` is off. */
+  tracing: TracingPort | null = null;
   /** What became congested during the current publish: a session (SessionEnv) or a cluster link. */
   congested: AckHolder | null = null;
   readonly startedAt = Date.now();
@@ -67,6 +69,11 @@ export class Broker {
 
   /** Publishes a message: hooks, then local and remote routing. Returns the number of deliveries. */
   publish(msg: Message): number {
+    if (this.tracing !== null) return this.tracing.publish(msg, this.route);
+    return this.route(msg);
+  }
+
+  private readonly route = (msg: Message): number => {
     this.metrics.inc(M.messagesPublish);
     this.congested = null;
     let m: Message | null = msg;
@@ -77,12 +84,15 @@ export class Broker {
     const n = this.router.dispatch(m, this.settings.sharedStrategy) + this.cluster.forward(m);
     if (n === 0) this.noSubscribers(m);
     return n;
-  }
+  };
 
   /** Delivers a message forwarded by another node to local subscribers only. */
   dispatch(msg: Message): number {
-    return this.router.dispatch(msg, this.settings.sharedStrategy);
+    if (this.tracing !== null) return this.tracing.dispatch(msg, this.dispatchLocal);
+    return this.dispatchLocal(msg);
   }
+
+  private readonly dispatchLocal = (msg: Message): number => this.router.dispatch(msg, this.settings.sharedStrategy);
 
   private noSubscribers(m: Message): void {
     this.metrics.inc(M.messagesDropped);

@@ -34,3 +34,19 @@ export interface ClusterPort {
 export const NullCluster: ClusterPort = {
   forward: () => 0,
 };
+
+/**
+ * Message tracing (set by the tracing feature when `telemetry.tracing = on`, null otherwise: one
+ * null check per publish and per 5.0 delivery). A traced message carries its span context as
+ * `headers.traceparent`/`headers.tracestate`, which the cluster forwards with it.
+ */
+export interface TracingPort {
+  /** Runs a publish (hooks and routing, `route`) inside the message's receive span. */
+  publish(msg: Message, route: (msg: Message) => number): number;
+  /** Runs the local dispatch of a message another node forwarded inside a dispatch span. */
+  dispatch(msg: Message, run: (msg: Message) => number): number;
+  /** The message to send to `node`, its headers carrying a forward span's context. */
+  forward(msg: Message, node: string): Message;
+  /** `traceparent`/`tracestate` for one outgoing 5.0 PUBLISH (a deliver span), null when untraced. */
+  deliver(msg: Message, clientId: string, qos: QoS): Record<string, string> | null;
+}

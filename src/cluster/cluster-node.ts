@@ -361,6 +361,9 @@ export class ClusterNode implements ClusterPort {
         out = { ...msg, headers: { ...msg.headers, sharedFor: served } };
         this.sharedFor.delete(node);
       }
+      // A traced message goes out with a forward span's context in its headers.
+      const tracing = msg.headers === undefined ? null : this.o.broker.tracing;
+      if (tracing !== null) out = tracing.forward(out, node);
       if (this.link.forward(node, out)) {
         n++;
         if (msg.qos > 0 && this.link.queuedMessages(node) > LINK_HIGH_WATER) this.congestedLink(node);

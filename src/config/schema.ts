@@ -93,6 +93,13 @@ export const SCHEMA = {
     default: "off",
     description: "Whether message and API tracing spans are recorded (OpenTelemetry).",
   },
+  "telemetry.max_deliver_spans": {
+    type: "integer",
+    default: "10",
+    min: 0,
+    max: 1000000,
+    description: "Most deliver spans recorded per traced message (fan-out beyond this is not traced).",
+  },
 
   // ---- access control --------------------------------------------------------------------------
   allow_anonymous: {

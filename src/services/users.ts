@@ -68,6 +68,15 @@ export class UserService {
     return gone ? "ok" : "not_found";
   }
 
+  /** Sets a password without the old one (the CLI's `admins passwd`, run by the operator). */
+  async setPassword(username: string, password: string): Promise<"ok" | "not_found"> {
+    const u = await this.records.get(username);
+    if (u === undefined) return "not_found";
+    await this.records.put(username, { ...u, password_hash: await this.hasher.hash(password) });
+    this.hasher.forget();
+    return "ok";
+  }
+
   async changePassword(username: string, oldPassword: string, newPassword: string): Promise<PasswordOutcome> {
     const u = await this.records.get(username);
     if (u === undefined) return "not_found";

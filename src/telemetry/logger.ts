@@ -3,6 +3,7 @@
 // `log primary-level` will call through the service layer.
 
 import pino from "pino";
+import { logFields } from "./tracing.ts";
 
 export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical";
 
@@ -32,7 +33,13 @@ export interface RootLogger extends Logger {
 export function createLogger(opts: { level: LogLevel; node: string; destination?: string | number }): RootLogger {
   let current = opts.level;
   const p = pino(
-    { level: PINO_LEVEL[opts.level], base: { node: opts.node }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      level: PINO_LEVEL[opts.level],
+      base: { node: opts.node },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // trace_id/span_id inside a span (tracing on); nothing otherwise.
+      mixin: logFields,
+    },
     pino.destination({ dest: opts.destination ?? 1, sync: true }),
   );
   const root = p as unknown as RootLogger;

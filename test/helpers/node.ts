@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/index.ts";
-import { startNode } from "../../src/main.ts";
+import { type StartOptions, startNode } from "../../src/main.ts";
 import type { SvcNode } from "../../src/node.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
 
@@ -24,6 +24,8 @@ export interface TestNodeOptions {
   /** Reuse a data dir (restart tests). */
   dataDir?: string;
   tickInterval?: number;
+  /** Tracing options of startNode (an in-memory span exporter). */
+  tracing?: StartOptions["tracing"];
 }
 
 export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
@@ -41,7 +43,12 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     },
   });
   const logger = createLogger({ level: process.env.SVC_TEST_LOG === "1" ? "debug" : "critical", node: "test" });
-  const node = await startNode(config, { logger, tickInterval: opts.tickInterval ?? 100, bcryptRounds: 4 });
+  const node = await startNode(config, {
+    logger,
+    tickInterval: opts.tickInterval ?? 100,
+    bcryptRounds: 4,
+    tracing: opts.tracing,
+  });
   const url = `mqtt://127.0.0.1:${node.port("tcp")}`;
   return Object.assign(node, {
     dataDir,

@@ -7,18 +7,23 @@ import { basicAuth } from "../auth.ts";
 import type { ApiDeps } from "../deps.ts";
 import { RouteTable } from "../route-table.ts";
 import { validationHook } from "../validation.ts";
+import { aclRoutes } from "./acl.ts";
 import { alarmRoutes } from "./alarms.ts";
 import { appRoutes } from "./apps.ts";
 import { authEntryRoutes } from "./auth-entries.ts";
 import { bannedRoutes } from "./banned.ts";
 import { catalogueRoute } from "./catalogue.ts";
 import { clientRoutes } from "./clients.ts";
+import { clusterRoutes } from "./cluster.ts";
 import { dataRoutes } from "./data.ts";
 import { listenerRoutes } from "./listeners.ts";
 import { metricRoutes } from "./metrics.ts";
 import { mqttRoutes } from "./mqtt.ts";
 import { nodeRoutes } from "./nodes.ts";
+import { observabilityRoutes } from "./observability.ts";
 import { pluginRoutes } from "./plugins.ts";
+import { retainerRoutes } from "./retainer.ts";
+import { ruleRoutes } from "./rules.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
 import { userRoutes } from "./users.ts";
 
@@ -63,5 +68,10 @@ export function buildV3(d: ApiDeps, version: string): { app: OpenAPIHono; table:
   bannedRoutes(t, d);
   authEntryRoutes(t, d);
   dataRoutes(t, d);
+  ruleRoutes(t, d);
+  clusterRoutes(t, d);
+  aclRoutes(t, d);
+  retainerRoutes(t, d);
+  observabilityRoutes(t, d);
   return { app, table: t };
 }

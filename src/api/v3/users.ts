@@ -1,5 +1,6 @@
 // Dashboard users (spec 000 §4 catalogue): `/users`, `/change_pwd/{username}` and `POST /auth`
-// (checks a user's name and password: `{code: 0}`, or 401 with code 104 / 103).
+// (checks a user's name and password: `{code: 0}`, or 401 with code 104 / 103). svc's own:
+// `PUT /users/{name}/password` sets a password without the old one (`svc_ctl admins passwd`).
 
 import { z } from "@hono/zod-openapi";
 import type { ApiDeps } from "../deps.ts";
@@ -25,6 +26,7 @@ const NewUser = z
   .openapi("NewUser");
 const UserUpdate = z.object({ tags: z.string() }).openapi("UserUpdate");
 const PasswordChange = z.object({ old_pwd: z.string(), new_pwd: z.string().min(1) }).openapi("PasswordChange");
+const PasswordSet = z.object({ password: z.string().min(1) }).openapi("PasswordSet");
 const Login = z.object({ username: z.string().optional(), password: z.string().optional() }).openapi("Login");
 
 const noSuchUser = (name: string) => new ApiError(404, CODE.noSuchUser, `user does not exist: ${name}`);
@@ -131,6 +133,23 @@ export function userRoutes(t: RouteTable, d: ApiDeps): void {
       const out = await users.changePassword(params.username, body.old_pwd, body.new_pwd);
       if (out === "not_found") throw noSuchUser(params.username);
       if (out === "bad_password") throw new ApiError(400, CODE.oldPasswordWrong, "old password is wrong");
+      return ok();
+    },
+  );
+
+  t.add(
+    {
+      name: "set_user_password",
+      method: "put",
+      path: "/users/{name}/password",
+      descr: "Set a dashboard user's password (svc)",
+      tag,
+      params: NameParam,
+      body: PasswordSet,
+      response: Done,
+    },
+    async ({ params, body }) => {
+      if ((await users.setPassword(params.name, body.password)) === "not_found") throw noSuchUser(params.name);
       return ok();
     },
   );

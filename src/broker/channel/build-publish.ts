@@ -20,20 +20,24 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
   const msg = d.msg;
   const retain = d.retained || (d.opts.rap && msg.retain);
   const v5 = ch.protoVer === 5;
-  const shareable = !v5 || (d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null);
+  // A traced message (tracing on, span context in its headers) gets a deliver span; 5.0
+  // subscribers receive its traceparent: per-delivery bytes, never the shared cache.
+  const tracing = msg.headers !== undefined ? ch.broker.tracing : null;
+  const trace = tracing === null ? null : tracing.deliver(msg, ch.client.clientId, d.qos);
+  const shareable = !v5 || (trace === null && d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null);
   if (shareable) {
     const slot = d.qos * 4 + (v5 ? 2 : 0) + (retain ? 1 : 0);
     const cache = ((msg as Cached)[CACHE] ??= []);
     let tpl = cache[slot];
     if (tpl === undefined) {
-      tpl = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain);
+      tpl = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain, null);
       cache[slot] = tpl;
     }
     if (d.qos === 0) return fits(ch, tpl);
     return fits(ch, withPacketId(tpl, pid, dup));
   }
   newAlias = null;
-  const bytes = fits(ch, serialize(ch, msg, d, pid, dup, retain));
+  const bytes = fits(ch, serialize(ch, msg, d, pid, dup, retain, trace));
   // A mapping the client never received must not be relied on later [MQTT-3.3.2-12].
   if (bytes === null && newAlias !== null) ch.outAliases?.forget(newAlias);
   return bytes;
@@ -59,7 +63,15 @@ function fits(ch: Channel, bytes: Buffer): Buffer | null {
   return ch.clientMaxPacket > 0 && bytes.length > ch.clientMaxPacket ? null : bytes;
 }
 
-function serialize(ch: Channel, msg: Message, d: Delivery, pid: number, dup: boolean, retain: boolean): Buffer {
+function serialize(
+  ch: Channel,
+  msg: Message,
+  d: Delivery,
+  pid: number,
+  dup: boolean,
+  retain: boolean,
+  trace: Record<string, string> | null,
+): Buffer {
   const packet: IPublishPacket = {
     cmd: "publish",
     topic: msg.topic,
@@ -76,6 +88,13 @@ function serialize(ch: Channel, msg: Message, d: Delivery, pid: number, dup: boo
       props.messageExpiryInterval = Math.max(1, Math.ceil((msg.expiresAt - Date.now()) / 1000));
     }
     if (d.opts.subId > 0) props.subscriptionIdentifier = d.opts.subId;
+    if (trace !== null) {
+      // The publisher's trace context is replaced by the deliver span's.
+      const up = { ...props.userProperties };
+      delete up.traceparent;
+      delete up.tracestate;
+      props.userProperties = Object.assign(up, trace);
+    }
     if (ch.outAliases !== null) {
       const a = ch.outAliases.lookup(msg.topic);
       if (a !== null) {

@@ -1,0 +1,493 @@
+// The rule engine runtime (plugin `svc_rule_engine`): rules and resources live in the cluster
+// store (`rules/<id>`, `resources/<id>`) and are mirrored by a watch, so every node runs every
+// rule and they survive restarts. A rule is compiled once when it is loaded or changes, and the
+// enabled ones are indexed (rule-index.ts). The hooks only look rules up and enqueue the event;
+// the worker (queue.ts) builds the event's columns, evaluates, and starts the actions, which run
+// asynchronously (at most `inflightLimit` rows at once). Hooks are added only for the events
+// some rule is on, and only while the plugin is loaded. A full queue or too many rows in flight
+// fail the rule's actions (counted). Publish rules skip `$SYS` messages and messages that the
+// same rule republished (the chain of rule ids in `headers.rules_republished_by`).
+
+import { StoreMirror } from "../../auth/store-mirror.ts";
+import type { Broker } from "../../broker/broker.ts";
+import { metricIndex } from "../../broker/metrics.ts";
+import { type Message, makeMessage, type NewMessage } from "../../broker/types.ts";
+import type { ClusterKeys } from "../../cluster/keys.ts";
+import { decodeSegment } from "../../cluster/keys.ts";
+import type { ClusterStore } from "../../cluster/store.ts";
+import { PRIORITY } from "../../hooks/priorities.ts";
+import type { Logger } from "../../telemetry/logger.ts";
+import { BUILTIN_ACTIONS } from "../actions/index.ts";
+import type { ActionDef, ActionEnv, ActionFn } from "../actions/types.ts";
+import type { EventKey } from "../event-names.ts";
+import { type AlarmSink, ResourceManager } from "../resources/manager.ts";
+import type { ResourceTypeDef } from "../resources/types.ts";
+import { webHookType } from "../resources/web-hook.ts";
+import { type CompiledRule, compileRule } from "../runtime/compile.ts";
+import type { Row } from "../runtime/values.ts";
+import * as C from "./context.ts";
+import { ActionMetrics, RuleMetrics } from "./metrics.ts";
+import { WorkQueue } from "./queue.ts";
+import type { StoredAction, StoredResource, StoredRule } from "./records.ts";
+import { RuleIndex } from "./rule-index.ts";
+
+export const ENGINE_PLUGIN = "svc_rule_engine";
+/** Message header: ids of the rules that republished this message (loop guard). */
+export const GUARD_HEADER = "rules_republished_by";
+
+const RULES_MATCHED = metricIndex("rules.matched");
+const ACTIONS_SUCCESS = metricIndex("actions.success");
+const ACTIONS_FAILURE = metricIndex("actions.failure");
+
+export interface LoadedAction {
+  readonly record: StoredAction;
+  readonly def: ActionDef | undefined;
+  readonly fn: ActionFn | null;
+  readonly metrics: ActionMetrics;
+  readonly fallbacks: LoadedAction[];
+}
+
+export interface LoadedRule {
+  readonly id: string;
+  readonly record: StoredRule;
+  readonly compiled: CompiledRule;
+  readonly actions: LoadedAction[];
+  readonly metrics: RuleMetrics;
+}
+
+interface Work {
+  rules: LoadedRule[];
+  build: () => Row;
+  chain: readonly string[] | undefined;
+}
+
+export interface StatSink {
+  set(name: "rules" | "actions" | "resources", count: number): void;
+}
+
+export interface RuleEngineOptions {
+  broker: Broker;
+  store: ClusterStore;
+  keys: ClusterKeys;
+  logger: Logger;
+  /** Events waiting for evaluation (default 10000). */
+  queueLimit?: number;
+  /** Rows whose actions run at once (default 10000). */
+  inflightLimit?: number;
+  /** Period of resource health checks (default 10 s). */
+  healthCheckMs?: number;
+}
+
+export class RuleEngine {
+  readonly name = ENGINE_PLUGIN;
+  readonly version = "4.4.0";
+  readonly description = "SVC Rule Engine";
+  readonly type = "feature" as const;
+
+  readonly actions = new Map<string, ActionDef>();
+  readonly resourceTypes = new Map<string, ResourceTypeDef>();
+  readonly ruleStore: StoreMirror<StoredRule>;
+  readonly resourceStore: StoreMirror<StoredResource>;
+  readonly resources: ResourceManager;
+  private readonly loaded = new Map<string, LoadedRule>();
+  private index = new RuleIndex<LoadedRule>([]);
+  private readonly queue: WorkQueue<Work>;
+  private readonly inflightLimit: number;
+  private inflight = 0;
+  private active = false;
+  private started = false;
+  private readonly hooked = new Set<EventKey>();
+  private stats: StatSink | undefined;
+  private speedTimer: NodeJS.Timeout | undefined;
+  private chain: readonly string[] | undefined;
+  private readonly scratch: LoadedRule[] = [];
+  private readonly env: ActionEnv;
+
+  constructor(private readonly o: RuleEngineOptions) {
+    for (const a of BUILTIN_ACTIONS) this.actions.set(a.name, a);
+    this.resourceTypes.set(webHookType.name, webHookType);
+    this.queue = new WorkQueue(o.queueLimit ?? 10000, (w) => this.process(w));
+    this.inflightLimit = o.inflightLimit ?? 10000;
+    this.resources = new ResourceManager(this.resourceTypes, o.logger, o.healthCheckMs ?? 10000);
+    const idOf = (prefix: string) => (key: string) =>
+      key.startsWith(prefix) ? decodeSegment(key.slice(prefix.length)) : undefined;
+    const decode = <T>(v: Buffer): T => JSON.parse(v.toString("utf8")) as T;
+    this.ruleStore = new StoreMirror<StoredRule>(o.store, {
+      prefix: o.keys.rules(),
+      idOf: idOf(o.keys.rules()),
+      decode,
+      onChange: (id, now) => this.ruleChanged(id, now),
+      logger: o.logger,
+    });
+    this.resourceStore = new StoreMirror<StoredResource>(o.store, {
+      prefix: o.keys.resources(),
+      idOf: idOf(o.keys.resources()),
+      decode,
+      onChange: (id, now) => this.resourceChanged(id, now),
+      logger: o.logger,
+    });
+    this.env = {
+      nodeName: o.broker.nodeName,
+      info: (obj, msg) => o.logger.info(obj, msg),
+      publish: (m, ruleId) => this.republish(m, ruleId),
+    };
+  }
+
+  // ---- lifecycle ------------------------------------------------------------------------------
+
+  /** Plugin load: the hooks go in (for the events the rules need). */
+  load(): void {
+    this.active = true;
+    this.syncHooks();
+  }
+
+  unload(): void {
+    this.active = false;
+    this.syncHooks();
+    this.queue.clear();
+  }
+
+  /** Reads the store and starts the resources; `alarms`/`stats` come from the node's sys. */
+  async start(alarms: AlarmSink, stats: StatSink): Promise<void> {
+    this.resources.alarms = alarms;
+    this.stats = stats;
+    await this.resourceStore.start();
+    await Promise.all([...this.resourceStore.values()].map((r) => this.resources.start1(r)));
+    this.resources.start();
+    await this.ruleStore.start();
+    for (const [id, r] of this.ruleStore.entries()) this.build(id, r);
+    this.started = true;
+    this.reindex();
+    this.speedTimer = setInterval(() => {
+      const now = Date.now();
+      for (const r of this.loaded.values()) r.metrics.tick(now);
+    }, 1000);
+    this.speedTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.unload();
+    if (this.speedTimer !== undefined) clearInterval(this.speedTimer);
+    await this.ruleStore.stop();
+    await this.resourceStore.stop();
+    await this.resources.stop();
+    this.loaded.clear();
+  }
+
+  // ---- store writes (the service validates before) -------------------------------------------
+
+  async putRule(r: StoredRule): Promise<void> {
+    await this.o.store.put(this.o.keys.rule(r.id), Buffer.from(JSON.stringify(r)));
+    this.ruleStore.apply(r.id, r);
+  }
+
+  async deleteRule(id: string): Promise<boolean> {
+    const existed = await this.o.store.delete(this.o.keys.rule(id));
+    this.ruleStore.apply(id, undefined);
+    return existed;
+  }
+
+  async putResource(r: StoredResource): Promise<void> {
+    await this.o.store.put(this.o.keys.resource(r.id), Buffer.from(JSON.stringify(r)));
+    this.resourceStore.apply(r.id, r);
+  }
+
+  async deleteResource(id: string): Promise<boolean> {
+    const existed = await this.o.store.delete(this.o.keys.resource(id));
+    this.resourceStore.apply(id, undefined);
+    return existed;
+  }
+
+  /** The running form of a rule (metrics), undefined when not loaded. */
+  loadedRule(id: string): LoadedRule | undefined {
+    return this.loaded.get(id);
+  }
+
+  // ---- building -------------------------------------------------------------------------------
+
+  private ruleChanged(id: string, now: StoredRule | undefined): void {
+    if (!this.started) return;
+    if (now === undefined) this.loaded.delete(id);
+    else this.build(id, now);
+    this.reindex();
+  }
+
+  private resourceChanged(id: string, now: StoredResource | undefined): void {
+    if (!this.started) return;
+    if (now === undefined) void this.resources.remove(id);
+    else void this.resources.start1(now);
+    this.updateStats();
+  }
+
+  private build(id: string, r: StoredRule): void {
+    let compiled: CompiledRule;
+    try {
+      compiled = compileRule(r.rawsql);
+    } catch (err) {
+      this.o.logger.error({ err, rule: id }, "stored rule does not compile, not loaded");
+      this.loaded.delete(id);
+      return;
+    }
+    const before = this.loaded.get(id);
+    const prevActions = new Map((before?.actions ?? []).map((a) => [a.record.id, a.metrics]));
+    const mk = (a: StoredAction): LoadedAction => {
+      const def = this.actions.get(a.name);
+      let fn: ActionFn | null = null;
+      const resId = typeof a.params.$resource === "string" ? a.params.$resource : undefined;
+      if (def !== undefined) {
+        try {
+          fn = def.create(a.params, {
+            ruleId: id,
+            actionId: a.id,
+            env: this.env,
+            resource: () => (resId === undefined ? undefined : this.resources.get(resId)),
+          });
+        } catch (err) {
+          this.o.logger.error({ err, rule: id, action: a.name }, "action cannot be created");
+        }
+      }
+      return {
+        record: a,
+        def,
+        fn,
+        metrics: prevActions.get(a.id) ?? new ActionMetrics(),
+        fallbacks: (a.fallbacks ?? []).map(mk),
+      };
+    };
+    this.loaded.set(id, {
+      id,
+      record: r,
+      compiled,
+      actions: r.actions.map(mk),
+      metrics: before?.metrics ?? new RuleMetrics(),
+    });
+  }
+
+  private reindex(): void {
+    this.index = new RuleIndex([...this.loaded.values()].filter((r) => r.record.enabled));
+    this.syncHooks();
+    this.updateStats();
+  }
+
+  private updateStats(): void {
+    if (this.stats === undefined) return;
+    let actions = 0;
+    for (const r of this.loaded.values()) actions += r.actions.length;
+    this.stats.set("rules", this.loaded.size);
+    this.stats.set("actions", actions);
+    this.stats.set("resources", this.resourceStore.size);
+  }
+
+  // ---- hooks ----------------------------------------------------------------------------------
+
+  private syncHooks(): void {
+    const want = this.active ? this.index.keys() : new Set<EventKey>();
+    const hooks = this.o.broker.hooks;
+    for (const k of [...this.hooked]) {
+      if (want.has(k)) continue;
+      hooks.removeOwner(`${ENGINE_PLUGIN}:${k}`);
+      this.hooked.delete(k);
+    }
+    for (const k of want) {
+      if (this.hooked.has(k)) continue;
+      if (this.addHook(k, `${ENGINE_PLUGIN}:${k}`)) this.hooked.add(k);
+    }
+  }
+
+  private addHook(k: EventKey, owner: string): boolean {
+    const h = this.o.broker.hooks;
+    const node = this.o.broker.nodeName;
+    const p = PRIORITY.rules;
+    switch (k) {
+      case "message.publish":
+        h.add("message.publish", this.onPublish, p, owner);
+        return true;
+      case "message.delivered":
+      case "message.acked":
+        h.add(
+          k,
+          (c, m) => {
+            if (!m.sys) this.fire(k, () => C.deliveredCtx(k, c, m, node));
+          },
+          p,
+          owner,
+        );
+        return true;
+      case "message.dropped":
+        h.add(
+          k,
+          (m, _by, reason) => {
+            if (!m.sys) this.fire(k, () => C.droppedCtx(m, reason, node));
+          },
+          p,
+          owner,
+        );
+        return true;
+      case "client.connected":
+        h.add(k, (c, i) => this.fire(k, () => C.connectedCtx(c, i, node)), p, owner);
+        return true;
+      case "client.disconnected":
+        h.add(k, (c, reason) => this.fire(k, () => C.disconnectedCtx(c, reason, node)), p, owner);
+        return true;
+      case "client.connack":
+        h.add(k, (c, rc) => this.fire(k, () => C.connackCtx(c, rc, node)), p, owner);
+        return true;
+      case "client.subscribe":
+        h.add(
+          k,
+          (c, filters) => {
+            const entries = C.subscribeEntries(filters);
+            this.fire(k, () => C.subscribeCtx(k, c, entries, node));
+            return undefined;
+          },
+          p,
+          owner,
+        );
+        return true;
+      case "client.unsubscribe":
+        h.add(
+          k,
+          (c, filters) => {
+            const entries = filters.map((f) => ({ topic: f, qos: 0 }));
+            this.fire(k, () => C.subscribeCtx(k, c, entries, node));
+            return undefined;
+          },
+          p,
+          owner,
+        );
+        return true;
+      case "session.subscribed":
+        h.add(k, (c, f, o) => this.fire(k, () => C.sessionSubCtx(k, c, f, o, node)), p, owner);
+        return true;
+      case "session.unsubscribed":
+        h.add(k, (c, f, o) => this.fire(k, () => C.sessionSubCtx(k, c, f, o, node)), p, owner);
+        return true;
+      default:
+        // delivery.dropped, client.check_acl_complete: the broker has no such hook (yet).
+        return false;
+    }
+  }
+
+  /** message.publish (fold): never blocks or changes the message; only looks rules up. */
+  private readonly onPublish = (msg: Message): undefined => {
+    if (msg.sys || msg.topic.startsWith("$SYS/")) return undefined;
+    const idx = this.index;
+    const hit = this.scratch;
+    idx.matchTopic(msg.topic, hit);
+    const ev = idx.events.get("message.publish");
+    if (ev !== undefined) for (const r of ev) if (!hit.includes(r)) hit.push(r);
+    if (hit.length === 0) return undefined;
+    const chain = msg.headers?.[GUARD_HEADER] as readonly string[] | undefined;
+    const rules = chain === undefined ? hit.slice() : hit.filter((r) => !chain.includes(r.id));
+    hit.length = 0;
+    const node = this.o.broker.nodeName;
+    if (rules.length > 0) this.enqueue({ rules, build: () => C.publishCtx(msg, node), chain });
+    return undefined;
+  };
+
+  private fire(k: EventKey, build: () => Row): void {
+    const rules = this.index.events.get(k);
+    if (rules !== undefined) this.enqueue({ rules, build, chain: undefined });
+  }
+
+  private enqueue(w: Work): void {
+    if (this.queue.push(w)) return;
+    for (const r of w.rules) this.failAll(r);
+  }
+
+  /** Overload: the rule's actions fail without running. */
+  private failAll(r: LoadedRule): void {
+    r.metrics.matched++;
+    r.metrics.failed++;
+    this.o.broker.metrics.inc(RULES_MATCHED);
+    for (const a of r.actions) {
+      a.metrics.failed++;
+      this.o.broker.metrics.inc(ACTIONS_FAILURE);
+    }
+  }
+
+  // ---- the worker -----------------------------------------------------------------------------
+
+  private process(w: Work): void {
+    let ctx: Row;
+    try {
+      ctx = w.build();
+    } catch (err) {
+      this.o.logger.error({ err }, "rule event context failed");
+      return;
+    }
+    for (const r of w.rules) {
+      const m = r.metrics;
+      m.matched++;
+      this.o.broker.metrics.inc(RULES_MATCHED);
+      let rows: Row[] | null;
+      try {
+        rows = r.compiled.evaluate(ctx);
+      } catch (err) {
+        m.failed++;
+        m.exception++;
+        this.o.logger.debug({ rule: r.id, reason: (err as Error).message }, "rule evaluation failed");
+        continue;
+      }
+      if (rows === null) {
+        m.no_result++;
+        continue;
+      }
+      m.passed++;
+      for (const row of rows) {
+        if (this.inflight >= this.inflightLimit) {
+          for (const a of r.actions) this.count(a, false);
+          continue;
+        }
+        this.inflight++;
+        void this.runActions(r, row, ctx, w.chain).finally(() => this.inflight--);
+      }
+    }
+  }
+
+  private async runActions(r: LoadedRule, row: Row, ctx: Row, chain: readonly string[] | undefined): Promise<void> {
+    const guard = chain === undefined ? [r.id] : [...chain, r.id];
+    for (const a of r.actions) {
+      if (await this.runAction(a, row, ctx, guard)) continue;
+      for (const fb of a.fallbacks) await this.runAction(fb, row, ctx, guard);
+      if (r.record.on_action_failed === "stop") break;
+    }
+  }
+
+  private async runAction(a: LoadedAction, row: Row, ctx: Row, guard: readonly string[]): Promise<boolean> {
+    a.metrics.taken++;
+    const res = a.record.params.$resource;
+    let ok = false;
+    try {
+      if (a.fn === null) throw new Error(`action ${a.record.name} is not available`);
+      this.chain = guard;
+      let out: void | Promise<void>;
+      try {
+        out = a.fn(row, ctx);
+      } finally {
+        this.chain = undefined;
+      }
+      if (out instanceof Promise) await out;
+      ok = true;
+    } catch (err) {
+      this.o.logger.debug({ action: a.record.id, reason: (err as Error).message }, "rule action failed");
+    }
+    this.count(a, ok);
+    if (typeof res === "string") this.resources.reportOutcome(res, ok);
+    return ok;
+  }
+
+  private count(a: LoadedAction, ok: boolean): void {
+    if (ok) a.metrics.success++;
+    else a.metrics.failed++;
+    this.o.broker.metrics.inc(ok ? ACTIONS_SUCCESS : ACTIONS_FAILURE);
+  }
+
+  /** republish: a new message carrying the loop guard of the rules that made it. */
+  private republish(m: NewMessage, ruleId: string): Message {
+    const msg = makeMessage(m);
+    msg.headers = { [GUARD_HEADER]: this.chain ?? [ruleId] };
+    this.o.broker.publish(msg);
+    return msg;
+  }
+}

@@ -1,0 +1,159 @@
+// The tracing facade: the only module of src/ (main.ts aside) that touches OpenTelemetry, and it
+// touches the API package only (`@opentelemetry/api`), loaded on demand. main.ts loads the API and
+// the SDK when `telemetry.tracing = on` and hands each node a Tracing over its tracer; with tracing
+// off nothing of OpenTelemetry is loaded and logFields() (the logger's mixin) answers `{}`.
+//
+// W3C Trace Context travels as text pairs: MQTT 5.0 user properties and the forwarded messages'
+// headers (`traceparent`/`tracestate`), HTTP headers for the API. The parsing is done here (not by
+// the global propagator) so that several nodes in one process never share propagation state.
+
+import type { Attributes, Context, Link, Span, SpanContext, Tracer } from "@opentelemetry/api";
+
+export type OtelApi = typeof import("@opentelemetry/api");
+
+/** W3C Trace Context as text: what MQTT user properties, link headers and HTTP headers carry. */
+export interface TraceCarrier {
+  traceparent: string;
+  tracestate?: string;
+}
+
+export type { Span };
+
+/** `messaging.system` has no registered MQTT value: the custom `mqtt` is used. */
+export const MESSAGING_SYSTEM = "mqtt";
+
+let api: OtelApi | null = null;
+
+/** Loads the OpenTelemetry API (main.ts, once tracing is on). */
+export async function loadTracingApi(): Promise<OtelApi> {
+  api ??= await import("@opentelemetry/api");
+  return api;
+}
+
+/** Whether the API was loaded (false while tracing is off). */
+export function tracingLoaded(): boolean {
+  return api !== null;
+}
+
+/** pino mixin: `trace_id`/`span_id` of the active span, `{}` outside one or with tracing off. */
+export function logFields(): Record<string, string> {
+  // A fresh object each time: pino writes into what the mixin returns.
+  if (api === null) return {};
+  const span = api.trace.getActiveSpan();
+  if (span === undefined) return {};
+  const sc = span.spanContext();
+  if (!api.isSpanContextValid(sc)) return {};
+  return { trace_id: sc.traceId, span_id: sc.spanId };
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+export type SpanKindName = "internal" | "server" | "client" | "producer" | "consumer";
+
+export interface StartOptions {
+  kind?: SpanKindName;
+  attributes?: Attributes;
+  /** Parent: a carrier (remote parent), a span, or the active context when absent. */
+  parent?: TraceCarrier | Span | null;
+  /** Spans (as carriers) this one is linked to. */
+  links?: TraceCarrier[];
+}
+
+/** One node's tracer with the few operations the broker, the cluster and the API need. */
+export class Tracing {
+  constructor(
+    private readonly otel: OtelApi,
+    private readonly tracer: Tracer,
+    /** At most this many `deliver` spans per message (the rest of a fan-out is not traced). */
+    readonly maxDeliverSpans: number,
+  ) {}
+
+  /** Starts a span; `parent: null` starts a root span. */
+  start(name: string, o: StartOptions = {}): Span {
+    const ctx = this.parentContext(o.parent);
+    const links: Link[] | undefined = o.links
+      ?.map((c) => this.parse(c))
+      .filter((sc): sc is SpanContext => sc !== undefined)
+      .map((context) => ({ context }));
+    return this.tracer.startSpan(name, { kind: this.kind(o.kind), attributes: o.attributes, links }, ctx);
+  }
+
+  /** Runs `fn` with `span` active (log lines and child spans see it). */
+  with<A extends unknown[], R>(span: Span, fn: (...args: A) => R, ...args: A): R {
+    const ctx = this.otel.trace.setSpan(this.otel.context.active(), span);
+    return this.otel.context.with(ctx, fn, undefined, ...args);
+  }
+
+  /** Ends `span` with an error status for `err`. */
+  fail(span: Span, err: unknown): void {
+    if (err instanceof Error) span.recordException(err);
+    span.setStatus({ code: this.otel.SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  }
+
+  /** Marks `span` as failed without an exception (a refused CONNECT, a 5xx). */
+  error(span: Span, message: string): void {
+    span.setStatus({ code: this.otel.SpanStatusCode.ERROR, message });
+  }
+
+  /** The carrier of `span` (W3C traceparent, and tracestate when there is one). */
+  carrier(span: Span): TraceCarrier {
+    const sc = span.spanContext();
+    const tp = `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+    const ts = sc.traceState?.serialize();
+    return ts === undefined || ts === "" ? { traceparent: tp } : { traceparent: tp, tracestate: ts };
+  }
+
+  /** The carrier read from text pairs (user properties, headers), undefined when none or invalid. */
+  carrierOf(get: (key: string) => unknown): TraceCarrier | undefined {
+    const tp = first(get("traceparent"));
+    if (tp === undefined || !TRACEPARENT.test(tp)) return undefined;
+    const ts = first(get("tracestate"));
+    return ts === undefined ? { traceparent: tp } : { traceparent: tp, tracestate: ts };
+  }
+
+  private parse(c: TraceCarrier): SpanContext | undefined {
+    const m = TRACEPARENT.exec(c.traceparent);
+    if (m === null || m[1] === "ff") return undefined;
+    const sc: SpanContext = {
+      traceId: m[2],
+      spanId: m[3],
+      traceFlags: Number.parseInt(m[4], 16) & 1,
+      isRemote: true,
+    };
+    if (c.tracestate !== undefined && c.tracestate !== "") sc.traceState = this.otel.createTraceState(c.tracestate);
+    return this.otel.isSpanContextValid(sc) ? sc : undefined;
+  }
+
+  private parentContext(p: TraceCarrier | Span | null | undefined): Context {
+    const o = this.otel;
+    if (p === undefined) return o.context.active();
+    if (p === null) return o.ROOT_CONTEXT;
+    if ("traceparent" in p) {
+      const sc = this.parse(p);
+      return sc === undefined ? o.ROOT_CONTEXT : o.trace.setSpanContext(o.ROOT_CONTEXT, sc);
+    }
+    return o.trace.setSpan(o.ROOT_CONTEXT, p);
+  }
+
+  private kind(k: SpanKindName | undefined): number {
+    const K = this.otel.SpanKind;
+    switch (k) {
+      case "server":
+        return K.SERVER;
+      case "client":
+        return K.CLIENT;
+      case "producer":
+        return K.PRODUCER;
+      case "consumer":
+        return K.CONSUMER;
+      default:
+        return K.INTERNAL;
+    }
+  }
+}
+
+function first(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (Array.isArray(v) && typeof v[0] === "string") return v[0];
+  return undefined;
+}

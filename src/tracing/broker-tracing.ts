@@ -1,0 +1,197 @@
+// Message and connection tracing for the broker (`telemetry.tracing = on`; main.ts creates it only
+// then, so with tracing off neither the port nor the hooks exist). Spans, per the OpenTelemetry
+// messaging conventions (`messaging.system = mqtt`):
+//   publish <topic>   (server)    a PUBLISH received: hooks and routing run inside it; its parent is
+//                                 the publisher's `traceparent` user property when it sent one
+//   forward <topic>   (producer)  the message handed to the link towards another node
+//   dispatch <topic>  (consumer)  a forwarded message delivered locally on the receiving node
+//   deliver <topic>   (producer)  one PUBLISH to one subscriber; at most `maxDeliverSpans` per
+//                                 message, and 5.0 subscribers receive its traceparent
+//   connect           (server)    CONNECT to CONNACK, with an `authenticate` child span
+// The span context of a traced message travels in `msg.headers` (traceparent/tracestate), which
+// the inter-node link carries as JSON. A publish the sampler drops is routed untraced (no headers,
+// shared PUBLISH bytes), so sampling 1% costs little more than tracing off.
+
+import type { Broker } from "../broker/broker.ts";
+import type { TracingPort } from "../broker/ports.ts";
+import type { ClientInfo, Message, QoS } from "../broker/types.ts";
+import { PRIORITY } from "../hooks/priorities.ts";
+import { MESSAGING_SYSTEM, type Span, type TraceCarrier, type Tracing } from "../telemetry/tracing.ts";
+
+const OWNER = "tracing";
+
+function carrierOfHeaders(h: Record<string, unknown> | undefined): TraceCarrier | undefined {
+  if (h === undefined || typeof h.traceparent !== "string") return undefined;
+  return typeof h.tracestate === "string"
+    ? { traceparent: h.traceparent, tracestate: h.tracestate }
+    : { traceparent: h.traceparent };
+}
+
+function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...h, traceparent: c.traceparent };
+  if (c.tracestate !== undefined) out.tracestate = c.tracestate;
+  else delete out.tracestate;
+  return out;
+}
+
+export class BrokerTracing implements TracingPort {
+  /** Deliver spans made so far per traced message (keyed by its headers object). */
+  private readonly delivered = new WeakMap<object, number>();
+  /** Open CONNECT spans (and their authenticate child) per connecting client. */
+  private readonly connects = new WeakMap<ClientInfo, { span: Span; auth: Span | undefined }>();
+
+  constructor(
+    private readonly t: Tracing,
+    private readonly nodeName: string,
+  ) {}
+
+  /** Sets the broker's tracing port and adds the connection hooks. */
+  attach(broker: Broker): void {
+    broker.tracing = this;
+    broker.hooks.add("client.connect", (c, props) => this.onConnect(c, props), PRIORITY.tracing, OWNER);
+    broker.hooks.add("client.authenticate", (c) => this.onAuthenticate(c), PRIORITY.tracing, OWNER);
+    broker.hooks.add("client.enhanced_auth", (c) => this.onAuthenticate(c), PRIORITY.tracing, OWNER);
+    broker.hooks.add("client.connack", (c, rc) => this.onConnack(c, rc), PRIORITY.tracing, OWNER);
+  }
+
+  detach(broker: Broker): void {
+    if (broker.tracing === this) broker.tracing = null;
+    broker.hooks.removeOwner(OWNER);
+  }
+
+  private attrs(msg: Message, operation: string): Record<string, string | number | boolean> {
+    return {
+      "messaging.system": MESSAGING_SYSTEM,
+      "messaging.operation.name": operation,
+      "messaging.destination.name": msg.topic,
+      "messaging.message.body.size": msg.payload.length,
+      "messaging.mqtt.qos": msg.qos,
+      "messaging.mqtt.retain": msg.retain,
+      "messaging.client.id": msg.from,
+      "svc.node": this.nodeName,
+    };
+  }
+
+  publish(msg: Message, route: (msg: Message) => number): number {
+    const up = msg.properties?.userProperties;
+    const incoming = up === undefined ? undefined : this.t.carrierOf((k) => up[k]);
+    // $SYS and event messages are not traced. Without a traceparent the publish continues the
+    // active trace (an API request, a rule) or starts one.
+    if (msg.sys) return route(msg);
+    const span = this.t.start(`publish ${msg.topic}`, {
+      kind: "server",
+      parent: incoming,
+    });
+    if (!span.isRecording()) return route(msg);
+    // Attributes only on sampled spans (an unsampled publish builds nothing).
+    span.setAttributes(this.attrs(msg, "publish")).setAttribute("messaging.operation.type", "receive");
+    msg.headers = withCarrier(msg.headers, this.t.carrier(span));
+    try {
+      const n = this.t.with(span, route, msg);
+      span.setAttribute("svc.deliveries", n);
+      return n;
+    } catch (err) {
+      this.t.fail(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  forward(msg: Message, node: string): Message {
+    const parent = carrierOfHeaders(msg.headers);
+    if (parent === undefined) return msg;
+    const span = this.t.start(`forward ${msg.topic}`, {
+      kind: "producer",
+      parent,
+      attributes: { ...this.attrs(msg, "forward"), "messaging.operation.type": "send", "svc.peer": node },
+    });
+    span.end();
+    return { ...msg, headers: withCarrier(msg.headers, this.t.carrier(span)) };
+  }
+
+  dispatch(msg: Message, run: (msg: Message) => number): number {
+    const parent = carrierOfHeaders(msg.headers);
+    if (parent === undefined) return run(msg);
+    const span = this.t.start(`dispatch ${msg.topic}`, {
+      kind: "consumer",
+      parent,
+    });
+    if (!span.isRecording()) return run(msg);
+    span.setAttributes(this.attrs(msg, "dispatch")).setAttribute("messaging.operation.type", "process");
+    msg.headers = withCarrier(msg.headers, this.t.carrier(span));
+    try {
+      const n = this.t.with(span, run, msg);
+      span.setAttribute("svc.deliveries", n);
+      return n;
+    } catch (err) {
+      this.t.fail(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  deliver(msg: Message, clientId: string, qos: QoS): Record<string, string> | null {
+    const h = msg.headers;
+    const parent = carrierOfHeaders(h);
+    if (h === undefined || parent === undefined) return null;
+    const n = this.delivered.get(h) ?? 0;
+    // Beyond the per-message cap, the subscriber continues the trace from the publish span.
+    if (n >= this.t.maxDeliverSpans) return { ...parent };
+    this.delivered.set(h, n + 1);
+    const span = this.t.start(`deliver ${msg.topic}`, {
+      kind: "producer",
+      parent,
+      attributes: {
+        ...this.attrs(msg, "deliver"),
+        "messaging.operation.type": "send",
+        "messaging.consumer.id": clientId,
+        "svc.delivery.qos": qos,
+      },
+    });
+    span.end();
+    return { ...this.t.carrier(span) };
+  }
+
+  private onConnect(c: ClientInfo, props: Record<string, unknown> | undefined): void {
+    const up = props?.userProperties as Record<string, unknown> | undefined;
+    const incoming = up === undefined ? undefined : this.t.carrierOf((k) => up[k]);
+    const span = this.t.start("connect", {
+      kind: "server",
+      parent: incoming ?? null,
+      attributes: {
+        "messaging.system": MESSAGING_SYSTEM,
+        "messaging.client.id": c.clientId,
+        "network.peer.address": c.peerHost,
+        "network.peer.port": c.peerPort,
+        "network.protocol.name": "mqtt",
+        "network.protocol.version": String(c.protoVer),
+        "svc.listener": c.listener,
+        "svc.node": this.nodeName,
+      },
+    });
+    this.connects.set(c, { span, auth: undefined });
+  }
+
+  private onAuthenticate(c: ClientInfo): undefined {
+    const open = this.connects.get(c);
+    if (open !== undefined && open.auth === undefined)
+      open.auth = this.t.start("authenticate", { parent: open.span, attributes: { "svc.node": this.nodeName } });
+    return undefined;
+  }
+
+  private onConnack(c: ClientInfo, rc: number): void {
+    const open = this.connects.get(c);
+    if (open === undefined) return;
+    this.connects.delete(c);
+    for (const s of [open.auth, open.span]) {
+      if (s === undefined) continue;
+      s.setAttribute("mqtt.connack.reason_code", rc);
+      if (rc >= 0x80) this.t.error(s, `CONNACK 0x${rc.toString(16)}`);
+    }
+    open.span.setAttribute("messaging.client.id", c.clientId);
+    open.auth?.end();
+    open.span.end();
+  }
+}

@@ -1,0 +1,241 @@
+// Tracing end to end on one node, with the SDK's in-memory exporter wired through startNode's
+// test-only `tracing.spanProcessors`: an MQTT 5.0 publish carrying `traceparent` makes one trace
+// (publish -> deliver, parented to the publisher's span), the subscriber receives the deliver
+// span's traceparent, at most `telemetry.max_deliver_spans` deliver spans per message, CONNECT
+// and API requests make spans, and log lines inside a span carry its ids. Also the Prometheus
+// exposition at /metrics: it parses and matches /api/v4/metrics and /api/v4/stats.
+
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import mqtt, { type MqttClient } from "mqtt";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/telemetry/logger.ts";
+import { logFields, tracingLoaded } from "../../src/telemetry/tracing.ts";
+import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { parsePrometheus } from "./prom-parse.ts";
+
+const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT = "00f067aa0ba902b7";
+
+async function until(pred: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("tracing on", () => {
+  const exporter = new InMemorySpanExporter();
+  let node: TestNode;
+  const clients: MqttClient[] = [];
+  const api = (path: string) => `http://127.0.0.1:${node.managementPort("http")}${path}`;
+  const auth = { authorization: `Basic ${Buffer.from("admin:public").toString("base64")}` };
+
+  const connect = async (clientId: string, v: 4 | 5 = 5): Promise<MqttClient> => {
+    const c = await mqtt.connectAsync(node.url, { clientId, protocolVersion: v, reconnectPeriod: 0 });
+    clients.push(c);
+    return c;
+  };
+  const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
+  const named = (prefix: string): ReadableSpan[] => spans().filter((s) => s.name.startsWith(prefix));
+
+  beforeAll(async () => {
+    node = await startTestNode({
+      set: { "telemetry.tracing": "on", "telemetry.max_deliver_spans": "2" },
+      tracing: { spanProcessors: [new SimpleSpanProcessor(exporter)] },
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.endAsync().catch(() => {})));
+    await node?.close();
+  });
+  beforeEach(() => exporter.reset());
+
+  it("loads the API and sets the broker's tracing port", () => {
+    expect(tracingLoaded()).toBe(true);
+    expect(node.broker.tracing).not.toBeNull();
+  });
+
+  it("a 5.0 publish with traceparent: one trace, publish -> deliver, and the subscriber gets the deliver span's traceparent", async () => {
+    const sub = await connect("tr-sub");
+    await sub.subscribeAsync("tr/#", { qos: 1 });
+    const got: Record<string, unknown>[] = [];
+    sub.on("message", (_t, _p, packet) =>
+      got.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
+    );
+    const pub = await connect("tr-pub");
+    await pub.publishAsync("tr/1", "hello", {
+      qos: 1,
+      properties: { userProperties: { traceparent: `00-${TRACE}-${PARENT}-01`, tracestate: "vendor=x", app: "y" } },
+    });
+    await until(() => got.length === 1, "delivery");
+    await until(() => named("deliver").length === 1, "deliver span");
+
+    const publish = named("publish tr/1");
+    expect(publish).toHaveLength(1);
+    const p = publish[0];
+    expect(p.spanContext().traceId).toBe(TRACE);
+    expect(p.parentSpanContext?.spanId).toBe(PARENT);
+    expect(p.attributes["messaging.system"]).toBe("mqtt");
+    expect(p.attributes["messaging.destination.name"]).toBe("tr/1");
+    expect(p.attributes["messaging.client.id"]).toBe("tr-pub");
+    expect(p.attributes["messaging.mqtt.qos"]).toBe(1);
+    expect(p.attributes["svc.deliveries"]).toBe(1);
+
+    const d = named("deliver tr/1")[0];
+    expect(d.spanContext().traceId).toBe(TRACE);
+    expect(d.parentSpanContext?.spanId).toBe(p.spanContext().spanId);
+    expect(d.attributes["messaging.consumer.id"]).toBe("tr-sub");
+
+    // Every span of the message is in the one trace.
+    for (const s of [...named("publish tr/"), ...named("deliver tr/")]) expect(s.spanContext().traceId).toBe(TRACE);
+
+    const up = got[0];
+    expect(up.traceparent).toBe(`00-${TRACE}-${d.spanContext().spanId}-01`);
+    expect(up.tracestate).toBe("vendor=x");
+    expect(up.app).toBe("y");
+  });
+
+  it("a publish without traceparent starts a trace; a 3.1.1 subscriber gets no user properties", async () => {
+    const sub5 = await connect("tr-sub5");
+    const sub4 = await connect("tr-sub4", 4);
+    await sub5.subscribeAsync("tr2/x");
+    await sub4.subscribeAsync("tr2/x");
+    const got5: Record<string, unknown>[] = [];
+    let got4 = 0;
+    sub5.on("message", (_t, _p, packet) =>
+      got5.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
+    );
+    sub4.on("message", () => got4++);
+    const pub = await connect("tr-pub2");
+    await pub.publishAsync("tr2/x", "a");
+    await until(() => got5.length === 1 && got4 === 1, "deliveries");
+    const p = named("publish tr2/x")[0];
+    expect(p.parentSpanContext).toBeUndefined();
+    expect(got5[0].traceparent).toMatch(new RegExp(`^00-${p.spanContext().traceId}-[0-9a-f]{16}-01$`));
+    await until(() => named("deliver tr2/x").length === 2, "deliver spans");
+  });
+
+  it("records at most telemetry.max_deliver_spans deliver spans per message; the rest continue the publish span", async () => {
+    const subs = await Promise.all([1, 2, 3, 4].map((i) => connect(`fan-${i}`)));
+    const got: Record<string, unknown>[] = [];
+    for (const s of subs) {
+      await s.subscribeAsync("fan/out");
+      s.on("message", (_t, _p, packet) =>
+        got.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
+      );
+    }
+    const pub = await connect("fan-pub");
+    await pub.publishAsync("fan/out", "x");
+    await until(() => got.length === 4, "fan-out");
+    await until(() => named("publish fan/out").length === 1, "publish span");
+    expect(named("deliver fan/out")).toHaveLength(2);
+    const p = named("publish fan/out")[0];
+    const traces = new Set(got.map((u) => String(u.traceparent).split("-")[1]));
+    expect(traces).toEqual(new Set([p.spanContext().traceId]));
+    expect(got.filter((u) => String(u.traceparent).split("-")[2] === p.spanContext().spanId)).toHaveLength(2);
+  });
+
+  it("CONNECT makes a connect span with an authenticate child", async () => {
+    await connect("conn-span");
+    await until(() => named("connect").some((s) => s.attributes["messaging.client.id"] === "conn-span"), "connect");
+    const c = named("connect").find((s) => s.attributes["messaging.client.id"] === "conn-span") as ReadableSpan;
+    expect(c.attributes["mqtt.connack.reason_code"]).toBe(0);
+    const a = named("authenticate").find((s) => s.parentSpanContext?.spanId === c.spanContext().spanId);
+    expect(a).toBeDefined();
+  });
+
+  it("an API request is a span named after its route, continuing the caller's traceparent", async () => {
+    const r = await fetch(api("/api/v4/nodes"), { headers: { ...auth, traceparent: `00-${TRACE}-${PARENT}-01` } });
+    expect(r.status).toBe(200);
+    await until(() => named("GET").length > 0, "API span");
+    const s = named("GET")[0];
+    expect(s.name).toBe("GET /api/v4/nodes");
+    expect(s.spanContext().traceId).toBe(TRACE);
+    expect(s.parentSpanContext?.spanId).toBe(PARENT);
+    expect(s.attributes["http.response.status_code"]).toBe(200);
+  });
+
+  it("an API publish continues the API request's trace", async () => {
+    const sub = await connect("api-sub");
+    await sub.subscribeAsync("api/t");
+    let n = 0;
+    sub.on("message", () => n++);
+    const r = await fetch(api("/api/v4/mqtt/publish"), {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ topic: "api/t", payload: "x", clientid: "api" }),
+    });
+    expect(r.status).toBe(200);
+    await until(() => n === 1, "API publish delivered");
+    await until(() => named("POST").length > 0, "API span");
+    const http = named("POST")[0];
+    const p = named("publish api/t")[0];
+    expect(p.spanContext().traceId).toBe(http.spanContext().traceId);
+  });
+
+  it("log lines inside a span carry trace_id and span_id", async () => {
+    const file = join(tmpdir(), `svc-trace-log-${process.pid}.log`);
+    const log = createLogger({ level: "info", node: "t", destination: file });
+    const t = node.broker.tracing as unknown as { t: import("../../src/telemetry/tracing.ts").Tracing };
+    const span = t.t.start("test span", { parent: null });
+    t.t.with(span, () => log.info({ a: 1 }, "inside"));
+    span.end();
+    log.info({}, "outside");
+    expect(logFields()).toEqual({});
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    rmSync(file, { force: true });
+    expect(lines[0].trace_id).toBe(span.spanContext().traceId);
+    expect(lines[0].span_id).toBe(span.spanContext().spanId);
+    expect(lines[1].trace_id).toBeUndefined();
+  });
+
+  it("GET /metrics: Prometheus text that parses and matches /api/v4 metrics and stats, no auth", async () => {
+    const r = await fetch(api("/metrics"));
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toContain("text/plain; version=0.0.4");
+    const text = await r.text();
+    // Nothing moves between the reads: no client traffic now (the node's own $SYS may publish, so
+    // the comparison reads the API right after and allows only those counters to move).
+    const view = async (v: string) =>
+      (
+        (await (await fetch(api(`/api/v4/nodes/${node.broker.nodeName}/${v}`), { headers: auth })).json()) as {
+          data: Record<string, number>;
+        }
+      ).data;
+    const metrics = await view("metrics");
+    const stats = await view("stats");
+    expect(Object.keys(metrics).length).toBeGreaterThan(50);
+    expect(Object.keys(stats).length).toBeGreaterThan(5);
+    const ex = parsePrometheus(text);
+    const byName = new Map<string, number>();
+    for (const s of ex.samples) {
+      if (s.labels.listener !== undefined) continue;
+      expect(s.labels.node).toBe(node.broker.nodeName);
+      expect(byName.has(s.name), s.name).toBe(false);
+      byName.set(s.name, s.value);
+    }
+    const prom = (k: string) => `svc_${k.replace(/\./g, "_")}`;
+    const moving = /^(bytes|packets|messages)\./;
+    for (const [k, v] of Object.entries(metrics)) {
+      expect(ex.types.get(prom(k)), k).toBe("counter");
+      if (!moving.test(k)) expect(byName.get(prom(k)), k).toBe(v);
+      else expect(byName.get(prom(k)), k).toBeLessThanOrEqual(v);
+    }
+    for (const [k, v] of Object.entries(stats)) {
+      expect(ex.types.get(prom(k)), k).toBe("gauge");
+      expect(byName.get(prom(k)), k).toBe(v);
+    }
+    const conns = ex.samples.filter((s) => s.name === "svc_listener_current_conns");
+    const tcp = conns.find((s) => s.labels.listener === "mqtt:tcp");
+    expect(tcp?.labels.node).toBe(node.broker.nodeName);
+    expect(tcp?.value).toBe(node.listenerInfo().find((l) => l.protocol === "mqtt:tcp")?.current_conns);
+    expect(conns.some((s) => s.labels.listener === "http:management")).toBe(true);
+  });
+});

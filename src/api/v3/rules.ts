@@ -6,7 +6,7 @@
 // Expected failures answer 400/404 with `{code: <status>, message}`.
 
 import { z } from "@hono/zod-openapi";
-import type { ActionInput, RuleService } from "../../services/rules.ts";
+import type { RuleService } from "../../services/rules.ts";
 import { RuleServiceError } from "../../services/rules.ts";
 import type { ApiDeps } from "../deps.ts";
 import { ok } from "../envelope.ts";

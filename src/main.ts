@@ -347,6 +347,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   broker.start();
   const sys = startSys(broker, retainer, sysSettings(config));
   clusterNode?.useAlarms(sys.alarms);
+  clusterNode?.useSysmon((node, bytes) => sys.sysmon.busyDistPort(node, bytes), config.get("sysmon.busy_port_bytes"));
   const nodes = new NodeService(
     {
       nodeName,

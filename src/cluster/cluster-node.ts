@@ -67,6 +67,8 @@ export class ClusterNode implements ClusterPort {
   private clientsWatch: WatchHandle | null = null;
   private health: NodeJS.Timeout | undefined;
   private alarms: ClusterAlarms | null = null;
+  private busyReport: ((node: string, bytes: number) => void) | null = null;
+  private busyBytes = 0;
 
   constructor(private readonly o: ClusterNodeOptions) {
     this.routes = new RemoteRoutes(o.nodeName);
@@ -81,6 +83,12 @@ export class ClusterNode implements ClusterPort {
     });
     this.handle("retained.all", () => o.retained.all().map(toWire));
     this.registerSessions();
+  }
+
+  /** Reports a link whose write buffer stays over `thresholdBytes` (sysmon busy_dist_port). */
+  useSysmon(report: (node: string, bufferedBytes: number) => void, thresholdBytes: number): void {
+    this.busyReport = report;
+    this.busyBytes = thresholdBytes;
   }
 
   /** Where the store-unreachable alarm goes (the node's alarms, once they exist). */
@@ -165,6 +173,12 @@ export class ClusterNode implements ClusterPort {
   /** Raises an alarm while the store does not answer, clears it when it does again. */
   private async probeStore(): Promise<void> {
     const o = this.o;
+    if (this.busyReport !== null && this.busyBytes > 0) {
+      for (const node of this.peersUp) {
+        const b = this.link.bufferedBytes(node);
+        if (b > this.busyBytes) this.busyReport(node, b);
+      }
+    }
     try {
       await o.store.get(o.keys.node(o.nodeName));
       if (this.alarms?.deactivate(STORE_ALARM)) o.logger.info({}, "cluster store reachable again");

@@ -67,6 +67,8 @@ const sdk = async (ratio) =>
   startTracingSdk("bench@127.0.0.1", 10, {
     spanProcessors: [new BatchSpanProcessor(dropping, { maxQueueSize: 65536, maxExportBatchSize: 4096 })],
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
+    // What OTEL_TRACES_SAMPLER=parentbased_traceidratio gives the facade: root draws without spans.
+    sampling: { root: ratio, parentBased: true },
   });
 const sdk1 = await sdk(0.01);
 const sdk100 = await sdk(1);

@@ -45,7 +45,7 @@ import { type StoredUser, UserService } from "./services/users.ts";
 import { type SysSettings, startSys } from "./sys/index.ts";
 import { VERSION } from "./sys/node-info.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
-import { loadTracingApi, Tracing } from "./telemetry/tracing.ts";
+import { loadTracingApi, PRESAMPLED, type SamplingHint, Tracing } from "./telemetry/tracing.ts";
 import { BrokerTracing } from "./tracing/broker-tracing.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
@@ -188,9 +188,11 @@ export interface StartOptions {
   ruleHealthCheckMs?: number;
   /**
    * With `telemetry.tracing = on`: span processors instead of the OTLP exporter chosen by the
-   * OTEL_* variables (tests pass an in-memory exporter), and a sampler instead of OTEL_TRACES_SAMPLER.
+   * OTEL_* variables (tests pass an in-memory exporter), and a sampler instead of OTEL_TRACES_SAMPLER
+   * with, optionally, its root ratio and parent-basedness (`sampling`) so that the facade can decide
+   * without making spans (without it, every decision is the sampler's).
    */
-  tracing?: { spanProcessors?: SpanProcessor[]; sampler?: Sampler };
+  tracing?: { spanProcessors?: SpanProcessor[]; sampler?: Sampler; sampling?: SamplingHint };
 }
 
 /** The node's OpenTelemetry SDK: its tracing facade and how to flush and stop it. */
@@ -238,16 +240,67 @@ export async function startTracingSdk(
           : new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
     spanProcessors = [new base.BatchSpanProcessor(exporter)];
   }
+  const configured =
+    opts.sampler === undefined
+      ? envSampler(base, process.env.OTEL_TRACES_SAMPLER, process.env.OTEL_TRACES_SAMPLER_ARG)
+      : { sampler: opts.sampler, hint: opts.sampling ?? null };
+  // Root spans the facade sampled itself (PRESAMPLED in their context) are recorded without a
+  // second draw; every other decision is the configured sampler's.
+  const sampled = { decision: base.SamplingDecision.RECORD_AND_SAMPLED };
+  const inner = configured?.sampler;
+  const sampler: Sampler | undefined =
+    inner === undefined
+      ? undefined
+      : {
+          shouldSample: (ctx, ...rest) =>
+            ctx.getValue(PRESAMPLED) === true ? sampled : inner.shouldSample(ctx, ...rest),
+          toString: () => inner.toString(),
+        };
   const provider = new node.NodeTracerProvider({
     resource,
     spanProcessors,
-    ...(opts.sampler === undefined ? {} : { sampler: opts.sampler }),
+    ...(sampler === undefined ? {} : { sampler }),
   });
   // The async-local-storage context manager (the first node of a process registers it; our own
   // propagation code reads traceparent, so no global propagator is needed).
   provider.register({ propagator: null });
-  const tracing = new Tracing(api, provider.getTracer("svc", VERSION), maxDeliverSpans);
+  const tracing = new Tracing(api, provider.getTracer("svc", VERSION), maxDeliverSpans, configured?.hint ?? null);
   return { tracing, shutdown: () => provider.shutdown() };
+}
+
+/**
+ * The sampler of OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (unset: parentbased_always_on) and
+ * what the facade may decide from it; undefined for a value this does not know (the SDK then reads
+ * the variables itself, and every decision is its sampler's).
+ */
+export function envSampler(
+  base: typeof import("@opentelemetry/sdk-trace-base"),
+  name: string | undefined,
+  arg: string | undefined,
+): { sampler: Sampler; hint: SamplingHint } | undefined {
+  // The SDK's rule: a missing, unparsable or out-of-range ratio is 1.
+  const n = arg === undefined || arg.trim() === "" ? Number.NaN : Number(arg);
+  const ratio = Number.isFinite(n) && n >= 0 && n <= 1 ? n : 1;
+  const parentBased = (root: Sampler) => new base.ParentBasedSampler({ root });
+  switch ((name ?? "parentbased_always_on").trim().toLowerCase()) {
+    case "always_on":
+      return { sampler: new base.AlwaysOnSampler(), hint: { root: 1, parentBased: false } };
+    case "always_off":
+      return { sampler: new base.AlwaysOffSampler(), hint: { root: 0, parentBased: false } };
+    case "traceidratio":
+      return { sampler: new base.TraceIdRatioBasedSampler(ratio), hint: { root: ratio, parentBased: false } };
+    case "parentbased_always_on":
+      return { sampler: parentBased(new base.AlwaysOnSampler()), hint: { root: 1, parentBased: true } };
+    case "parentbased_always_off":
+      return { sampler: parentBased(new base.AlwaysOffSampler()), hint: { root: 0, parentBased: true } };
+    case "parentbased_traceidratio":
+      return {
+        sampler: parentBased(new base.TraceIdRatioBasedSampler(ratio)),
+        hint: { root: ratio, parentBased: true },
+      };
+    default:
+      return undefined;
+  }
 }
 
 /** The management API's listeners that are not `off`. */

@@ -7,7 +7,7 @@
 // headers (`traceparent`/`tracestate`), HTTP headers for the API. The parsing is done here (not by
 // the global propagator) so that several nodes in one process never share propagation state.
 
-import type { Attributes, Context, Link, Span, SpanContext, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
 
 export type OtelApi = typeof import("@opentelemetry/api");
 
@@ -48,6 +48,9 @@ export function logFields(): Record<string, string> {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
+/** A parsed parent (from parentOf()): for starting many children of one parent without parsing again. */
+export type TraceParent = Context;
+
 export type SpanKindName = "internal" | "server" | "client" | "producer" | "consumer";
 
 export interface StartOptions {
@@ -59,23 +62,131 @@ export interface StartOptions {
   links?: TraceCarrier[];
 }
 
+/**
+ * What the facade knows of the configured sampler, so that the hot path can decide without making a
+ * span: `root` is the probability that a root span is sampled (always_on 1, always_off 0,
+ * traceidratio its ratio); `parentBased` says that a parent's sampled flag decides for its
+ * children (the parentbased_* samplers with their default delegates).
+ */
+export interface SamplingHint {
+  root: number;
+  parentBased: boolean;
+}
+
+/**
+ * Context key marking a root span whose sampling the facade already decided (sampled): the SDK's
+ * sampler (wrapped in main.ts) records such a span without deciding again. A `Symbol.for` key, as
+ * `createContextKey` makes, so that no OpenTelemetry module is needed to name it.
+ */
+export const PRESAMPLED: symbol = Symbol.for("svc.tracing.presampled");
+
 /** One node's tracer with the few operations the broker, the cluster and the API need. */
 export class Tracing {
+  /** The root context with the PRESAMPLED mark (one object, made once). */
+  private readonly presampledRoot: Context;
+  /** Span options with only a kind, made once (the SDK does not modify them). */
+  private readonly kindOnly: Record<SpanKindName, SpanOptions>;
+
   constructor(
     private readonly otel: OtelApi,
     private readonly tracer: Tracer,
     /** At most this many `deliver` spans per message (the rest of a fan-out is not traced). */
     readonly maxDeliverSpans: number,
-  ) {}
+    /** The configured sampler's decisions as the facade can take them; null: always ask the SDK. */
+    private readonly sampling: SamplingHint | null = null,
+  ) {
+    this.presampledRoot = otel.ROOT_CONTEXT.setValue(PRESAMPLED, true);
+    const only = (k: SpanKindName): SpanOptions => ({ kind: this.kind(k) });
+    this.kindOnly = {
+      internal: only("internal"),
+      server: only("server"),
+      client: only("client"),
+      producer: only("producer"),
+      consumer: only("consumer"),
+    };
+  }
+
+  /**
+   * Starts the span `name + suffix` unless the sampler drops it: undefined then, and where the
+   * sampler allows it nothing was made at all (no span, no ids, no context). Decided here, with the
+   * configured sampler's semantics: a root span (no parent carrier, no active span) by one
+   * `Math.random()` against the root ratio; with a parent-based sampler, a parent's sampled flag
+   * (a carrier's last two hex digits, or the active span's). Anything else asks the SDK's sampler.
+   * `parent` is as for start().
+   */
+  startSampled(name: string, suffix: string, o: StartOptions = {}): Span | undefined {
+    const s = this.sampling;
+    if (s === null) return this.recording(this.start(name + suffix, o));
+    if (!s.parentBased && s.root <= 0) return undefined; // always_off, traceidratio 0
+    const p = o.parent;
+    const otel = this.otel;
+    let ctx: Context;
+    if (p === null) return this.root(name, suffix, o);
+    if (p === undefined) {
+      ctx = otel.context.active();
+      const active = otel.trace.getSpan(ctx);
+      if (active === undefined) return this.root(name, suffix, o);
+      if (!s.parentBased) return this.recording(this.start(name + suffix, o));
+      if ((active.spanContext().traceFlags & 1) === 0) return undefined;
+    } else if ("traceparent" in p) {
+      const sc = this.parse(p);
+      if (sc === undefined) return this.root(name, suffix, o); // an invalid carrier: a root span
+      if (!s.parentBased) return this.recording(this.start(name + suffix, o));
+      if ((sc.traceFlags & 1) === 0) return undefined;
+      ctx = otel.trace.setSpanContext(otel.ROOT_CONTEXT, sc);
+    } else {
+      if (s.parentBased && (p.spanContext().traceFlags & 1) === 0) return undefined;
+      return this.recording(this.start(name + suffix, o));
+    }
+    // A sampled parent under a parent-based sampler: the SDK samples the child without a draw.
+    return this.tracer.startSpan(name + suffix, this.spanOptions(o), ctx);
+  }
+
+  /** A root span, sampled with the root ratio (the SDK is told not to decide again). */
+  private root(name: string, suffix: string, o: StartOptions): Span | undefined {
+    const r = (this.sampling as SamplingHint).root;
+    if (r < 1 && !(Math.random() < r)) return undefined;
+    return this.tracer.startSpan(name + suffix, this.spanOptions(o), this.presampledRoot);
+  }
+
+  private recording(span: Span): Span | undefined {
+    return span.isRecording() ? span : undefined;
+  }
+
+  private spanOptions(o: StartOptions): SpanOptions {
+    return {
+      kind: this.kind(o.kind),
+      attributes: o.attributes,
+      links: o.links === undefined ? undefined : this.links(o.links),
+    };
+  }
+
+  private links(cs: TraceCarrier[]): Link[] {
+    const out: Link[] = [];
+    for (const c of cs) {
+      const context = this.parse(c);
+      if (context !== undefined) out.push({ context });
+    }
+    return out;
+  }
 
   /** Starts a span; `parent: null` starts a root span. */
   start(name: string, o: StartOptions = {}): Span {
-    const ctx = this.parentContext(o.parent);
-    const links: Link[] | undefined = o.links
-      ?.map((c) => this.parse(c))
-      .filter((sc): sc is SpanContext => sc !== undefined)
-      .map((context) => ({ context }));
-    return this.tracer.startSpan(name, { kind: this.kind(o.kind), attributes: o.attributes, links }, ctx);
+    return this.tracer.startSpan(name, this.spanOptions(o), this.parentContext(o.parent));
+  }
+
+  /** The parent context of a carrier (parsed once), undefined when the carrier is invalid. */
+  parentOf(c: TraceCarrier): TraceParent | undefined {
+    const sc = this.parse(c);
+    return sc === undefined ? undefined : this.otel.trace.setSpanContext(this.otel.ROOT_CONTEXT, sc);
+  }
+
+  /**
+   * Starts a child of `parent` (from parentOf()) with no attributes at start: set them on the span
+   * (setAttributes skips the SDK's sanitizing copies of start-time attributes).
+   */
+  startChild(name: string, parent: TraceParent, kind?: SpanKindName): Span {
+    return this.tracer.startSpan(name, this.kindOnly[kind ?? "internal"], parent);
   }
 
   /** Runs `fn` with `span` active (log lines and child spans see it). */

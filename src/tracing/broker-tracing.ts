@@ -7,6 +7,8 @@
 //   dispatch <topic>  (consumer)  a forwarded message delivered locally on the receiving node
 //   deliver <topic>   (producer)  one PUBLISH to one subscriber; at most `maxDeliverSpans` per
 //                                 message, and 5.0 subscribers receive its traceparent
+//   ack <topic>       (consumer)  the PUBACK/PUBCOMP of a QoS 1/2 delivery that has a deliver span,
+//                                 as that span's child
 //   connect           (server)    CONNECT to CONNACK, with an `authenticate` child span
 // The span context of a traced message travels in `msg.headers` (traceparent/tracestate), which
 // the inter-node link carries as JSON. A publish the sampler drops is routed untraced (no headers,
@@ -16,9 +18,31 @@ import type { Broker } from "../broker/broker.ts";
 import type { TracingPort } from "../broker/ports.ts";
 import type { ClientInfo, Message, QoS } from "../broker/types.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
-import { MESSAGING_SYSTEM, type Span, type TraceCarrier, type Tracing } from "../telemetry/tracing.ts";
+import {
+  MESSAGING_SYSTEM,
+  type Span,
+  type TraceCarrier,
+  type TraceParent,
+  type Tracing,
+} from "../telemetry/tracing.ts";
 
 const OWNER = "tracing";
+
+/** Per traced message, on its headers object (not a WeakMap: ephemerons are costly to collect). */
+const STATE = Symbol("tracing");
+
+interface DeliverState {
+  /** Deliver spans made so far. */
+  n: number;
+  carrier: TraceCarrier;
+  parent: TraceParent | undefined;
+  name: string;
+  attrs: Record<string, string | number | boolean>;
+  /** Traced QoS 1/2 deliveries awaiting their acknowledgement, per client id. */
+  acks?: Map<string, { parent: TraceParent; qos: QoS }>;
+}
+
+type TracedHeaders = Record<string, unknown> & { [STATE]?: DeliverState };
 
 function carrierOfHeaders(h: Record<string, unknown> | undefined): TraceCarrier | undefined {
   if (h === undefined || typeof h.traceparent !== "string") return undefined;
@@ -35,8 +59,6 @@ function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): R
 }
 
 export class BrokerTracing implements TracingPort {
-  /** Deliver spans made so far per traced message (keyed by its headers object). */
-  private readonly delivered = new WeakMap<object, number>();
   /** Open CONNECT spans (and their authenticate child) per connecting client. */
   private readonly connects = new WeakMap<ClientInfo, { span: Span; auth: Span | undefined }>();
 
@@ -52,6 +74,7 @@ export class BrokerTracing implements TracingPort {
     broker.hooks.add("client.authenticate", (c) => this.onAuthenticate(c), PRIORITY.tracing, OWNER);
     broker.hooks.add("client.enhanced_auth", (c) => this.onAuthenticate(c), PRIORITY.tracing, OWNER);
     broker.hooks.add("client.connack", (c, rc) => this.onConnack(c, rc), PRIORITY.tracing, OWNER);
+    broker.hooks.add("message.acked", (c, msg) => this.onAcked(c, msg), PRIORITY.tracing, OWNER);
   }
 
   detach(broker: Broker): void {
@@ -78,11 +101,10 @@ export class BrokerTracing implements TracingPort {
     // $SYS and event messages are not traced. Without a traceparent the publish continues the
     // active trace (an API request, a rule) or starts one.
     if (msg.sys) return route(msg);
-    const span = this.t.start(`publish ${msg.topic}`, {
-      kind: "server",
-      parent: incoming,
-    });
-    if (!span.isRecording()) return route(msg);
+    // An unsampled publish (the sampler's decision, taken without a span where it allows) is
+    // routed untraced.
+    const span = this.t.startSampled("publish ", msg.topic, { kind: "server", parent: incoming });
+    if (span === undefined) return route(msg);
     // Attributes only on sampled spans (an unsampled publish builds nothing).
     span.setAttributes(this.attrs(msg, "publish")).setAttribute("messaging.operation.type", "receive");
     msg.headers = withCarrier(msg.headers, this.t.carrier(span));
@@ -113,11 +135,8 @@ export class BrokerTracing implements TracingPort {
   dispatch(msg: Message, run: (msg: Message) => number): number {
     const parent = carrierOfHeaders(msg.headers);
     if (parent === undefined) return run(msg);
-    const span = this.t.start(`dispatch ${msg.topic}`, {
-      kind: "consumer",
-      parent,
-    });
-    if (!span.isRecording()) return run(msg);
+    const span = this.t.startSampled("dispatch ", msg.topic, { kind: "consumer", parent });
+    if (span === undefined) return run(msg);
     span.setAttributes(this.attrs(msg, "dispatch")).setAttribute("messaging.operation.type", "process");
     msg.headers = withCarrier(msg.headers, this.t.carrier(span));
     try {
@@ -133,25 +152,53 @@ export class BrokerTracing implements TracingPort {
   }
 
   deliver(msg: Message, clientId: string, qos: QoS): Record<string, string> | null {
-    const h = msg.headers;
-    const parent = carrierOfHeaders(h);
-    if (h === undefined || parent === undefined) return null;
-    const n = this.delivered.get(h) ?? 0;
-    // Beyond the per-message cap, the subscriber continues the trace from the publish span.
-    if (n >= this.t.maxDeliverSpans) return { ...parent };
-    this.delivered.set(h, n + 1);
-    const span = this.t.start(`deliver ${msg.topic}`, {
-      kind: "producer",
-      parent,
-      attributes: {
-        ...this.attrs(msg, "deliver"),
-        "messaging.operation.type": "send",
-        "messaging.consumer.id": clientId,
-        "svc.delivery.qos": qos,
-      },
-    });
+    const h = msg.headers as TracedHeaders | undefined;
+    if (h === undefined) return null;
+    let st = h[STATE];
+    if (st === undefined) {
+      // Once per traced message: its parent parsed, the deliver span name and common attributes.
+      const carrier = carrierOfHeaders(h);
+      if (carrier === undefined) return null;
+      st = {
+        n: 0,
+        carrier,
+        parent: this.t.parentOf(carrier),
+        name: `deliver ${msg.topic}`,
+        attrs: { ...this.attrs(msg, "deliver"), "messaging.operation.type": "send" },
+      };
+      // Not enumerable: copies of the headers (forwarding) do not take it along.
+      Object.defineProperty(h, STATE, { value: st, writable: true });
+    }
+    // Beyond the per-message cap (or under an invalid parent), the subscriber continues the trace
+    // from the publish span.
+    if (st.n >= this.t.maxDeliverSpans || st.parent === undefined) return { ...st.carrier };
+    st.n++;
+    const span = this.t.startChild(st.name, st.parent, "producer");
+    span.setAttributes(st.attrs).setAttribute("messaging.consumer.id", clientId).setAttribute("svc.delivery.qos", qos);
     span.end();
-    return { ...this.t.carrier(span) };
+    const c = this.t.carrier(span);
+    // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
+    if (qos > 0) {
+      const parent = this.t.parentOf(c);
+      if (parent !== undefined) (st.acks ??= new Map()).set(clientId, { parent, qos });
+    }
+    return { ...c };
+  }
+
+  /** PUBACK (QoS 1) or PUBCOMP (QoS 2) of a traced delivery: an `ack` span under its deliver span. */
+  private onAcked(c: ClientInfo, msg: Message): void {
+    const st = (msg.headers as TracedHeaders | undefined)?.[STATE];
+    const d = st?.acks?.get(c.clientId);
+    if (st === undefined || d === undefined) return;
+    st.acks?.delete(c.clientId);
+    const span = this.t.startChild(`ack ${msg.topic}`, d.parent, "consumer");
+    span
+      .setAttributes(this.attrs(msg, "ack"))
+      .setAttribute("messaging.operation.type", "settle")
+      .setAttribute("messaging.consumer.id", c.clientId)
+      .setAttribute("svc.delivery.qos", d.qos)
+      .setAttribute("mqtt.ack.packet", d.qos === 1 ? "PUBACK" : "PUBCOMP");
+    span.end();
   }
 
   private onConnect(c: ClientInfo, props: Record<string, unknown> | undefined): void {

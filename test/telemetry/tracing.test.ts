@@ -93,6 +93,15 @@ describe("tracing on", () => {
     // Every span of the message is in the one trace.
     for (const s of [...named("publish tr/"), ...named("deliver tr/")]) expect(s.spanContext().traceId).toBe(TRACE);
 
+    // The subscriber's PUBACK: an ack span under the deliver span.
+    await until(() => named("ack tr/1").length === 1, "ack span");
+    const a = named("ack tr/1")[0];
+    expect(a.spanContext().traceId).toBe(TRACE);
+    expect(a.parentSpanContext?.spanId).toBe(d.spanContext().spanId);
+    expect(a.attributes["mqtt.ack.packet"]).toBe("PUBACK");
+    expect(a.attributes["messaging.consumer.id"]).toBe("tr-sub");
+    expect(a.attributes["messaging.operation.type"]).toBe("settle");
+
     const up = got[0];
     expect(up.traceparent).toBe(`00-${TRACE}-${d.spanContext().spanId}-01`);
     expect(up.tracestate).toBe("vendor=x");
@@ -117,6 +126,23 @@ describe("tracing on", () => {
     expect(p.parentSpanContext).toBeUndefined();
     expect(got5[0].traceparent).toMatch(new RegExp(`^00-${p.spanContext().traceId}-[0-9a-f]{16}-01$`));
     await until(() => named("deliver tr2/x").length === 2, "deliver spans");
+    // QoS 0 deliveries are not acknowledged: no ack span.
+    expect(named("ack tr2/x")).toHaveLength(0);
+  });
+
+  it("a QoS 2 delivery's PUBCOMP makes an ack span under its deliver span", async () => {
+    const sub = await connect("tr-sub-q2");
+    await sub.subscribeAsync("tr3/x", { qos: 2 });
+    let n = 0;
+    sub.on("message", () => n++);
+    const pub = await connect("tr-pub-q2");
+    await pub.publishAsync("tr3/x", "a", { qos: 2 });
+    await until(() => n === 1, "delivery");
+    await until(() => named("ack tr3/x").length === 1, "ack span");
+    const d = named("deliver tr3/x")[0];
+    const a = named("ack tr3/x")[0];
+    expect(a.parentSpanContext?.spanId).toBe(d.spanContext().spanId);
+    expect(a.attributes["mqtt.ack.packet"]).toBe("PUBCOMP");
   });
 
   it("records at most telemetry.max_deliver_spans deliver spans per message; the rest continue the publish span", async () => {

@@ -1,0 +1,243 @@
+// The facade's sampling fast path (Tracing.startSampled): root spans drawn against the configured
+// root ratio and, with a parent-based sampler, a parent's sampled flag deciding, both without
+// making a span or asking the SDK's sampler when the span is dropped; a span the facade sampled
+// is recorded without a second draw. Also OTEL_TRACES_SAMPLER(_ARG) parsing (envSampler) and the
+// wiring through startTracingSdk.
+
+import * as api from "@opentelemetry/api";
+import * as base from "@opentelemetry/sdk-trace-base";
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  type Sampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+} from "@opentelemetry/sdk-trace-base";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { envSampler, startTracingSdk, type TracingSdk } from "../../src/main.ts";
+import { PRESAMPLED, type SamplingHint, Tracing } from "../../src/telemetry/tracing.ts";
+
+const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT = "00f067aa0ba902b7";
+
+/** A sampler counting its decisions (wrapped the way main.ts wraps the configured one). */
+function counting(inner: Sampler): Sampler & { calls: number } {
+  const s = {
+    calls: 0,
+    shouldSample(...args: Parameters<Sampler["shouldSample"]>) {
+      s.calls++;
+      return args[0].getValue(PRESAMPLED) === true
+        ? { decision: base.SamplingDecision.RECORD_AND_SAMPLED }
+        : inner.shouldSample(...args);
+    },
+    toString: () => "counting",
+  };
+  return s;
+}
+
+function setup(inner: Sampler, hint: SamplingHint | null) {
+  const exporter = new InMemorySpanExporter();
+  const sampler = counting(inner);
+  const provider = new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const t = new Tracing(api, provider.getTracer("test"), 10, hint);
+  return { t, sampler, exporter };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("Tracing.startSampled", () => {
+  const ratio = (r: number) => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(r) });
+
+  it("a dropped root span: one Math.random() draw, no span, no sampler call", () => {
+    const { t, sampler, exporter } = setup(ratio(0.01), { root: 0.01, parentBased: true });
+    const random = vi.spyOn(Math, "random").mockReturnValue(0.5);
+    expect(t.startSampled("publish ", "a/b", { kind: "server" })).toBeUndefined();
+    expect(t.startSampled("publish ", "a/b", { parent: null })).toBeUndefined();
+    expect(random).toHaveBeenCalledTimes(2);
+    expect(sampler.calls).toBe(0);
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+  });
+
+  it("a sampled root span is recorded without a second draw by the configured sampler", () => {
+    // The configured root ratio is 1%: the sampler itself would almost never sample these.
+    const { t, exporter } = setup(ratio(0.01), { root: 0.01, parentBased: true });
+    vi.spyOn(Math, "random").mockReturnValue(0.001);
+    const spans = Array.from({ length: 20 }, () => t.startSampled("publish ", "a/b", { kind: "server" }));
+    for (const s of spans) {
+      expect(s?.isRecording()).toBe(true);
+      s?.end();
+    }
+    const done = exporter.getFinishedSpans();
+    expect(done).toHaveLength(20);
+    expect(done[0].name).toBe("publish a/b");
+    expect(done[0].parentSpanContext).toBeUndefined();
+    expect(done[0].kind).toBe(api.SpanKind.SERVER);
+  });
+
+  it("the root draw follows the ratio", () => {
+    const { t } = setup(ratio(0.25), { root: 0.25, parentBased: true });
+    let n = 0;
+    for (let i = 0; i < 4000; i++) {
+      const s = t.startSampled("p ", "x");
+      if (s !== undefined) {
+        n++;
+        s.end();
+      }
+    }
+    expect(n).toBeGreaterThan(800);
+    expect(n).toBeLessThan(1200);
+  });
+
+  it("parent-based: a traceparent flagged 00 drops the span without making one; 01 makes a child", () => {
+    const { t, sampler, exporter } = setup(ratio(0), { root: 0, parentBased: true });
+    const random = vi.spyOn(Math, "random");
+    expect(t.startSampled("publish ", "a", { parent: { traceparent: `00-${TRACE}-${PARENT}-00` } })).toBeUndefined();
+    expect(sampler.calls).toBe(0);
+    expect(random).not.toHaveBeenCalled();
+    const s = t.startSampled("publish ", "a", { parent: { traceparent: `00-${TRACE}-${PARENT}-01` } });
+    expect(s?.isRecording()).toBe(true);
+    s?.end();
+    const [d] = exporter.getFinishedSpans();
+    expect(d.spanContext().traceId).toBe(TRACE);
+    expect(d.parentSpanContext?.spanId).toBe(PARENT);
+  });
+
+  it("an invalid traceparent is a root span (drawn against the root ratio)", () => {
+    const { t } = setup(ratio(1), { root: 1, parentBased: true });
+    const s = t.startSampled("p ", "x", { parent: { traceparent: `ff-${TRACE}-${PARENT}-01` } });
+    expect(s?.isRecording()).toBe(true);
+    expect(s?.spanContext().traceId).not.toBe(TRACE);
+  });
+
+  it("parent-based: the active span decides (sampled: a child; unsampled: nothing)", () => {
+    // Active context needs a context manager: use the API's with() over a set span.
+    const { t, exporter } = setup(ratio(1), { root: 1, parentBased: true });
+    const mgr = new (class {
+      cur: api.Context = api.ROOT_CONTEXT;
+      active() {
+        return this.cur;
+      }
+      with<A extends unknown[], F extends (...a: A) => ReturnType<F>>(
+        ctx: api.Context,
+        fn: F,
+        thisArg?: unknown,
+        ...a: A
+      ) {
+        const prev = this.cur;
+        this.cur = ctx;
+        try {
+          return fn.call(thisArg, ...a);
+        } finally {
+          this.cur = prev;
+        }
+      }
+      bind<T>(_c: api.Context, target: T) {
+        return target;
+      }
+      enable() {
+        return this;
+      }
+      disable() {
+        return this;
+      }
+    })();
+    api.context.setGlobalContextManager(mgr);
+    try {
+      const parent = t.start("api", { parent: null });
+      t.with(parent, () => {
+        const c = t.startSampled("publish ", "x");
+        expect(c?.spanContext().traceId).toBe(parent.spanContext().traceId);
+        c?.end();
+      });
+      parent.end();
+      const unsampled = api.trace.wrapSpanContext({ traceId: TRACE, spanId: PARENT, traceFlags: 0 });
+      t.with(unsampled, () => expect(t.startSampled("publish ", "x")).toBeUndefined());
+      const c = exporter.getFinishedSpans().find((s) => s.name === "publish x");
+      expect(c?.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
+    } finally {
+      api.context.disable();
+    }
+  });
+
+  it("always_off (not parent-based, ratio 0) drops even a sampled traceparent", () => {
+    const { t, sampler } = setup(new AlwaysOffSampler(), { root: 0, parentBased: false });
+    expect(t.startSampled("p ", "x", { parent: { traceparent: `00-${TRACE}-${PARENT}-01` } })).toBeUndefined();
+    expect(sampler.calls).toBe(0);
+  });
+
+  it("traceidratio (not parent-based): a traceparent's flag does not decide, the sampler does", () => {
+    const { t, sampler } = setup(new TraceIdRatioBasedSampler(1), { root: 1, parentBased: false });
+    const s = t.startSampled("p ", "x", { parent: { traceparent: `00-${TRACE}-${PARENT}-00` } });
+    expect(sampler.calls).toBe(1);
+    expect(s?.isRecording()).toBe(true);
+  });
+
+  it("without a hint every decision is the sampler's", () => {
+    const { t, sampler } = setup(ratio(0), null);
+    expect(t.startSampled("p ", "x")).toBeUndefined();
+    expect(t.startSampled("p ", "x", { parent: { traceparent: `00-${TRACE}-${PARENT}-00` } })).toBeUndefined();
+    expect(sampler.calls).toBe(2);
+  });
+});
+
+describe("envSampler (OTEL_TRACES_SAMPLER / _ARG)", () => {
+  it.each([
+    [undefined, undefined, "ParentBased", { root: 1, parentBased: true }],
+    ["always_on", undefined, "AlwaysOnSampler", { root: 1, parentBased: false }],
+    ["always_off", "0.5", "AlwaysOffSampler", { root: 0, parentBased: false }],
+    ["traceidratio", "0.25", "TraceIdRatioBased{0.25}", { root: 0.25, parentBased: false }],
+    ["parentbased_always_on", undefined, "ParentBased", { root: 1, parentBased: true }],
+    ["parentbased_always_off", undefined, "ParentBased", { root: 0, parentBased: true }],
+    ["parentbased_traceidratio", "0.01", "TraceIdRatioBased{0.01}", { root: 0.01, parentBased: true }],
+    ["parentbased_traceidratio", "2", "TraceIdRatioBased{1}", { root: 1, parentBased: true }],
+    ["traceidratio", "x", "TraceIdRatioBased{1}", { root: 1, parentBased: false }],
+    ["traceidratio", "", "TraceIdRatioBased{1}", { root: 1, parentBased: false }],
+  ])("%s %s", (name, arg, sampler, hint) => {
+    const r = envSampler(base, name, arg);
+    expect(r?.hint).toEqual(hint);
+    expect(r?.sampler.toString()).toContain(sampler);
+  });
+
+  it("an unknown sampler is left to the SDK", () => {
+    expect(envSampler(base, "jaeger_remote", undefined)).toBeUndefined();
+  });
+});
+
+describe("startTracingSdk with OTEL_TRACES_SAMPLER", () => {
+  const exporter = new InMemorySpanExporter();
+  let sdk: TracingSdk;
+  beforeAll(async () => {
+    vi.stubEnv("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
+    vi.stubEnv("OTEL_TRACES_SAMPLER_ARG", "0.1");
+    sdk = await startTracingSdk("n@127.0.0.1", 10, { spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    vi.unstubAllEnvs();
+  });
+  afterAll(async () => {
+    await sdk?.shutdown();
+  });
+
+  it("draws roots against the ratio and records the ones drawn", () => {
+    // (The SDK's id generator draws too, once a span is made.)
+    vi.spyOn(Math, "random").mockReturnValueOnce(0.5).mockReturnValueOnce(0.05);
+    expect(sdk.tracing.startSampled("publish ", "t")).toBeUndefined();
+    const s = sdk.tracing.startSampled("publish ", "t");
+    expect(s?.isRecording()).toBe(true);
+    s?.end();
+    expect(exporter.getFinishedSpans().map((x) => x.name)).toEqual(["publish t"]);
+  });
+
+  it("other spans keep the configured sampler's ratio", () => {
+    let n = 0;
+    for (let i = 0; i < 2000; i++) {
+      const s = sdk.tracing.start("connect", { parent: null });
+      if (s.isRecording()) n++;
+      s.end();
+    }
+    expect(n).toBeGreaterThan(120);
+    expect(n).toBeLessThan(280);
+  });
+});

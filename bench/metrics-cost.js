@@ -12,7 +12,8 @@ import { DEFAULT_ZONE } from "../dist/broker/settings.js";
 import { makeMessage } from "../dist/broker/types.js";
 import { silentLogger } from "../dist/telemetry/logger.js";
 
-const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 2);
+const at = process.argv.indexOf("--seconds");
+const seconds = at >= 0 ? Number(process.argv[at + 1]) : 2;
 const zone = { ...DEFAULT_ZONE };
 const broker = new Broker(
   { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },

@@ -95,3 +95,53 @@ export interface Trace {
   level: string;
   started_at: string;
 }
+
+export interface RuleAction {
+  id: string;
+  name: string;
+  params: Record<string, unknown>;
+  fallbacks: RuleAction[];
+  metrics: Record<string, unknown>[];
+}
+
+export interface Rule {
+  id: string;
+  name?: string;
+  for: string;
+  rawsql: string;
+  actions: RuleAction[];
+  description: string;
+  enabled: boolean;
+  on_action_failed: string;
+  created_at: number;
+  metrics: Record<string, unknown>[];
+}
+
+export interface ActionDef {
+  name: string;
+  app: string;
+  category: string;
+  description: string;
+  for: string;
+  types: string[];
+  title: string;
+  params: Record<string, unknown>;
+}
+
+export interface ResourceType {
+  name: string;
+  provider: string;
+  title: string;
+  description: string;
+  params: Record<string, unknown>;
+}
+
+export interface Resource {
+  id: string;
+  name: string;
+  type: string;
+  config: Record<string, unknown>;
+  description: string;
+  created_at: number;
+  status: boolean | { node: string; is_alive: boolean }[];
+}

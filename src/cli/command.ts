@@ -45,3 +45,51 @@ export function unknownSub(group: string, sub: string | undefined): UsageError {
 export function done(ctx: Context, line = "ok"): void {
   ctx.emit({ result: "ok" }, () => [line]);
 }
+
+/**
+ * Splits `args` into positionals and the short options of `known` (each takes one value, e.g.
+ * `-d <descr>`); an unknown option, a missing value or a repeated option is a UsageError.
+ */
+export function options(
+  args: string[],
+  known: Readonly<Record<string, string>>,
+): { positional: string[]; opts: Record<string, string> } {
+  const positional: string[] = [];
+  const opts: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (/^-[a-zA-Z]$/.test(a)) {
+      const key = known[a.slice(1)];
+      if (key === undefined) throw new UsageError(`unknown option ${a}`);
+      const v = args[i + 1];
+      if (v === undefined) throw new UsageError(`${a} needs a value`);
+      if (key in opts) throw new UsageError(`${a} given twice`);
+      opts[key] = v;
+      i++;
+    } else positional.push(a);
+  }
+  return { positional, opts };
+}
+
+/** Parses a JSON argument (`what` names it in the UsageError). */
+export function jsonArg(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${what} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** Erlang-like term text of a JSON value, as emqx_ctl printed with `~0p`: maps `#{k => v}`,
+ * strings `<<"...">>` (or atoms when `atomStrings`), `null` as `undefined`. Keys are binaries,
+ * or atoms with `atomKeys`. */
+export function erl(v: unknown, o: { atomKeys?: boolean; atomStrings?: boolean } = {}): string {
+  const bin = (s: string) => `<<${JSON.stringify(s)}>>`;
+  const atom = (s: string) => (/^[a-z][a-zA-Z0-9_]*$/.test(s) ? s : `'${s.replace(/'/g, "\\'")}'`);
+  if (v === null || v === undefined) return "undefined";
+  if (typeof v === "string") return o.atomStrings === true ? atom(v) : bin(v);
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (Array.isArray(v)) return `[${v.map((x) => erl(x, o)).join(",")}]`;
+  const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `#{${entries.map(([k, x]) => `${o.atomKeys === true ? atom(k) : bin(k)} => ${erl(x, o)}`).join(",")}}`;
+}

@@ -3,8 +3,7 @@
 // (etc/svc.conf, SVC_ variables), with --host/--port/--user/--password/--config on top, runs one
 // command and prints the family's lines (or JSON with --json). Exit 0 on success; 1 with one line
 // on stderr when the command fails (node down, refused, `Not Found.`); 2 for bad arguments, with
-// the group's usage lines. The rule engine's commands (rules, rule-actions, resources,
-// resource-types) come with the rule engine.
+// the group's usage lines.
 
 import { ConfigError } from "../config/index.ts";
 import { ApiClient } from "./client.ts";
@@ -20,8 +19,12 @@ import { listeners } from "./commands/listeners.ts";
 import { log } from "./commands/log.ts";
 import { mgmt } from "./commands/mgmt.ts";
 import { plugins } from "./commands/plugins.ts";
+import { resourceTypes } from "./commands/resource-types.ts";
+import { resources } from "./commands/resources.ts";
 import { retainer } from "./commands/retainer.ts";
 import { routes } from "./commands/routes.ts";
+import { ruleActions } from "./commands/rule-actions.ts";
+import { rules } from "./commands/rules.ts";
 import { status } from "./commands/status.ts";
 import { subscriptions } from "./commands/subscriptions.ts";
 import { trace } from "./commands/trace.ts";
@@ -48,6 +51,10 @@ export const GROUPS: readonly CommandGroup[] = [
   data,
   log,
   trace,
+  rules,
+  ruleActions,
+  resources,
+  resourceTypes,
 ];
 
 const OPTIONS = [

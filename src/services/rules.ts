@@ -5,6 +5,7 @@
 // engine's (src/rules/engine); records go to the cluster store through it.
 
 import { randomBytes } from "node:crypto";
+import { matchTopic } from "../mqtt/topic.ts";
 import type { ActionDef } from "../rules/actions/types.ts";
 import type { RuleEngine } from "../rules/engine/engine.ts";
 import type { RuleMetricsView } from "../rules/engine/metrics.ts";
@@ -55,6 +56,21 @@ export interface RulePatch {
   description?: string;
   enabled?: boolean;
   on_action_failed?: string;
+}
+
+/** `GET /rules` filters (emqx-facts §3.2). */
+export interface RuleFilter {
+  enabled?: boolean;
+  for?: string;
+  like_id?: string;
+  like_for?: string;
+  match_for?: string;
+  like_description?: string;
+}
+
+export interface ResourcePatch {
+  config?: Record<string, unknown>;
+  description?: string;
 }
 
 export interface ResourceInput {
@@ -210,10 +226,36 @@ export class RuleService {
     return this.ruleView(next);
   }
 
-  listRules(): RuleView[] {
+  /** Rules, newest first, those `f` selects (a `for` with several sources matches on any). */
+  listRules(f: RuleFilter = {}): RuleView[] {
+    const sourcesOf = (rawsql: string): readonly string[] => {
+      try {
+        return compileRule(rawsql).sources.raw;
+      } catch {
+        return [];
+      }
+    };
     return [...this.engine.ruleStore.values()]
+      .filter((r) => {
+        if (f.enabled !== undefined && r.enabled !== f.enabled) return false;
+        if (f.like_id !== undefined && !r.id.includes(f.like_id)) return false;
+        if (f.like_description !== undefined && !r.description.includes(f.like_description)) return false;
+        if (f.for === undefined && f.like_for === undefined && f.match_for === undefined) return true;
+        const src = sourcesOf(r.rawsql);
+        if (f.for !== undefined && !src.includes(f.for)) return false;
+        if (f.like_for !== undefined && !src.some((x) => x.includes(f.like_for as string))) return false;
+        const m = f.match_for;
+        if (m !== undefined && !src.some((x) => x === m || matchTopic(m, x))) return false;
+        return true;
+      })
       .sort((a, b) => b.created_at - a.created_at || a.id.localeCompare(b.id))
       .map((r) => this.ruleView(r));
+  }
+
+  /** Zeroes the rule's metrics and its actions' on this node. */
+  resetMetrics(id: string): void {
+    if (this.engine.ruleStore.get(id) === undefined) throw new RuleServiceError(404, `Rule Id Not Found: ${id}`);
+    this.engine.resetMetrics(id);
   }
 
   getRule(id: string): RuleView {
@@ -376,6 +418,23 @@ export class RuleService {
     await this.engine.putResource(r);
     await this.engine.resources.start1(r);
     return this.resourceView(r, true);
+  }
+
+  /** Changes a resource's config and/or description, then restarts it on this node (the others
+   * restart from the store's change). */
+  async updateResource(id: string, p: ResourcePatch): Promise<ResourceView> {
+    const cur = this.engine.resourceStore.get(id);
+    if (cur === undefined) throw new RuleServiceError(404, `Resource Not Found: ${id}`);
+    const next: StoredResource = { ...cur };
+    if (p.config !== undefined) {
+      if (typeof p.config !== "object" || p.config === null || Array.isArray(p.config))
+        throw bad("Bad Arguments: config must be an object");
+      next.config = this.checkResource({ type: cur.type, config: p.config }).config;
+    }
+    if (p.description !== undefined) next.description = p.description;
+    await this.engine.putResource(next);
+    await this.engine.resources.start1(next);
+    return this.resourceView(next, true);
   }
 
   listResources(): ResourceView[] {

@@ -8,11 +8,12 @@
 import { z } from "@hono/zod-openapi";
 import type { RuleService } from "../../services/rules.ts";
 import { RuleServiceError } from "../../services/rules.ts";
+import { pageOf } from "../common.ts";
 import type { ApiDeps } from "../deps.ts";
-import { ok } from "../envelope.ts";
+import { ok, paged } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteTable } from "../route-table.ts";
-import { Done, envelope, queryBool } from "../schemas.ts";
+import { Done, envelope, pagedEnvelope, pageQuery, queryBool } from "../schemas.ts";
 
 const pathParam = (name: string, description: string) =>
   z
@@ -94,6 +95,12 @@ const Action = z
 const ResourceType = z
   .object({ name: z.string(), provider: z.string(), title: z.string(), description: z.string(), params: ParamSpecs })
   .openapi("ResourceType");
+const ResourcePatch = z
+  .object({
+    config: Params.optional().openapi({ description: "The new configuration (validated, defaults applied)" }),
+    description: z.string().optional(),
+  })
+  .openapi("ResourcePatch");
 const ResourceBody = z
   .object({
     id: z.string().optional(),
@@ -162,9 +169,37 @@ export function ruleRoutes(t: RouteTable, d: ApiDeps): void {
       return ok(await call(() => s.createRule({ ...body, rawsql: body.rawsql ?? "" })));
     },
   );
+  const str = (description: string) => z.string().optional().openapi({ description });
+  const RuleFilters = pageQuery(d.maxRowLimit).extend({
+    enabled: queryBool("Only enabled (true) or disabled (false) rules"),
+    for: str("A FROM source of the rule, exactly"),
+    _like_id: str("Substring of the rule id"),
+    _like_for: str("Substring of a FROM source"),
+    _match_for: str("Topic filter a FROM source matches"),
+    _like_description: str("Substring of the description"),
+  });
   t.add(
-    { name: "list_rules", method: "get", path: "/rules", descr: "List rules", tag, response: envelope(z.array(Rule)) },
-    () => ok(s.listRules()),
+    {
+      name: "list_rules",
+      method: "get",
+      path: "/rules",
+      descr: "List rules, newest first (paginated, with filters)",
+      tag,
+      query: RuleFilters,
+      response: pagedEnvelope(Rule),
+    },
+    ({ query: q }) =>
+      paged(
+        s.listRules({
+          enabled: q.enabled === undefined ? undefined : q.enabled === "true",
+          for: q.for,
+          like_id: q._like_id,
+          like_for: q._like_for,
+          match_for: q._match_for,
+          like_description: q._like_description,
+        }),
+        pageOf(d, q),
+      ),
   );
   t.add(
     {
@@ -190,6 +225,21 @@ export function ruleRoutes(t: RouteTable, d: ApiDeps): void {
       response: envelope(Rule),
     },
     async ({ params, body }) => ok(await call(() => s.updateRule(params.id, body))),
+  );
+  t.add(
+    {
+      name: "reset_rule_metrics",
+      method: "put",
+      path: "/rules/{id}/reset_metrics",
+      descr: "Reset a rule's metrics and its actions' (on this node)",
+      tag,
+      params: IdParam,
+      response: Done,
+    },
+    async ({ params }) => {
+      await call(() => s.resetMetrics(params.id));
+      return ok();
+    },
   );
   t.add(
     {
@@ -336,6 +386,19 @@ export function ruleRoutes(t: RouteTable, d: ApiDeps): void {
       await call(() => s.startResource(params.id));
       return ok();
     },
+  );
+  t.add(
+    {
+      name: "update_resource",
+      method: "put",
+      path: "/resources/{id}",
+      descr: "Update a resource (config, description) and restart it",
+      tag: rs,
+      params: IdParam,
+      body: ResourcePatch,
+      response: envelope(Resource),
+    },
+    async ({ params, body }) => ok(await call(() => s.updateResource(params.id, body))),
   );
   t.add(
     {

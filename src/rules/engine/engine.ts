@@ -198,6 +198,25 @@ export class RuleEngine {
     return existed;
   }
 
+  /** Events waiting for evaluation plus rows whose actions are still running. */
+  get backlog(): number {
+    return this.queue.length + this.inflight;
+  }
+
+  /** Zeroes the metrics of a loaded rule and of its actions (fallbacks included). */
+  resetMetrics(id: string): void {
+    const r = this.loaded.get(id);
+    if (r === undefined) return;
+    r.metrics.reset();
+    const reset = (as: LoadedAction[]) => {
+      for (const a of as) {
+        a.metrics.reset();
+        reset(a.fallbacks);
+      }
+    };
+    reset(r.actions);
+  }
+
   /** The running form of a rule (metrics), undefined when not loaded. */
   loadedRule(id: string): LoadedRule | undefined {
     return this.loaded.get(id);

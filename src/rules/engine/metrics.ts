@@ -26,6 +26,13 @@ export class RuleMetrics {
     this.lastAt = now;
   }
 
+  reset(): void {
+    this.matched = this.passed = this.failed = this.exception = this.no_result = 0;
+    this.speed = this.speed_max = this.speed_last5m = 0;
+    this.lastMatched = 0;
+    this.lastAt = Date.now();
+  }
+
   view(node: string): RuleMetricsView {
     return {
       node,
@@ -57,6 +64,10 @@ export class ActionMetrics {
   success = 0;
   failed = 0;
   taken = 0;
+
+  reset(): void {
+    this.success = this.failed = this.taken = 0;
+  }
 
   view(node: string): { node: string; success: number; failed: number; taken: number } {
     return { node, success: this.success, failed: this.failed, taken: this.taken };

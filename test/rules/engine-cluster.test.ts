@@ -1,0 +1,96 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are templates with ${var} placeholders
+// A rule created through the API on one node of a 2-node cluster (real etcd, test/helpers/etcd.ts)
+// runs on the other: a publish on node 2 is republished there by the rule node 1 stored; a later
+// update and delete through node 1 reach node 2 too.
+
+import mqtt, { type MqttClient } from "mqtt";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { req } from "../api/helpers.ts";
+import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
+import { startTestNode, type TestNode } from "../helpers/node.ts";
+
+const provider = await findEtcd();
+
+async function until(pred: () => boolean, what: string, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describeEtcd("rules across a 2-node cluster on etcd", provider, (etcdProvider) => {
+  let etcd: EtcdServer;
+  const nodes: TestNode[] = [];
+  const clients: MqttClient[] = [];
+
+  beforeAll(async () => {
+    etcd = await etcdProvider.start();
+    const prefix = `svcrules${Date.now()}`;
+    for (const name of ["r1", "r2"])
+      nodes.push(
+        await startTestNode({
+          set: {
+            "node.name": `${name}@127.0.0.1`,
+            "cluster.discovery": "etcd",
+            "cluster.etcd.server": etcd.endpoint,
+            "cluster.etcd.prefix": prefix,
+            "cluster.etcd.node_ttl": "2s",
+            "rpc.tcp_server_port": "0",
+          },
+        }),
+      );
+    await until(() => nodes.every((n) => (n.cluster?.runningNodes().length ?? 0) === 2), "membership");
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.endAsync().catch(() => {})));
+    for (const n of nodes) await n.close().catch(() => {});
+    await etcd?.close();
+  }, 30_000);
+
+  const client = async (n: TestNode, clientId: string): Promise<MqttClient> => {
+    const c = await mqtt.connectAsync(n.url, { clientId, protocolVersion: 5, reconnectPeriod: 0 });
+    clients.push(c);
+    return c;
+  };
+
+  it("a rule created on node 1 fires on node 2; updates and deletion follow", async () => {
+    const [n1, n2] = nodes;
+    const made = await req(n1, "POST", "/api/v4/rules", {
+      body: {
+        rawsql: `SELECT payload.v as v FROM "cl/in"`,
+        actions: [{ name: "republish", params: { target_topic: "cl/out", target_qos: 1, payload_tmpl: "v=${v}" } }],
+      },
+    });
+    expect(made.body.code, made.text).toBe(0);
+    const id: string = made.body.data.id;
+    await until(() => n2.rules.loadedRule(id) !== undefined, "rule loaded on node 2");
+    expect((await req(n2, "GET", `/api/v4/rules/${id}`)).body.data.rawsql).toBe(`SELECT payload.v as v FROM "cl/in"`);
+
+    const sub = await client(n2, "cl-sub");
+    const got: string[] = [];
+    sub.on("message", (t, p) => got.push(`${t}:${p.toString()}`));
+    await sub.subscribeAsync("cl/out", { qos: 1 });
+    const pub = await client(n2, "cl-pub");
+    await pub.publishAsync("cl/in", JSON.stringify({ v: 7 }), { qos: 1 });
+    await until(() => got.length === 1, "republished on node 2");
+    expect(got).toEqual(["cl/out:v=7"]);
+    // It ran on node 2 (the node that received the message), not on node 1.
+    expect(n2.rules.loadedRule(id)?.metrics.matched).toBe(1);
+    expect(n1.rules.loadedRule(id)?.metrics.matched).toBe(0);
+
+    // Disabled through node 1: node 2 stops republishing.
+    const off = await req(n1, "PUT", `/api/v4/rules/${id}`, { body: { enabled: false } });
+    expect(off.body.code, off.text).toBe(0);
+    await until(() => n2.rules.loadedRule(id)?.record.enabled === false, "disabled on node 2");
+    await pub.publishAsync("cl/in", JSON.stringify({ v: 8 }), { qos: 1 });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(got).toHaveLength(1);
+
+    // Deleted through node 1: gone on node 2.
+    expect((await req(n1, "DELETE", `/api/v4/rules/${id}`)).body.code).toBe(0);
+    await until(() => n2.rules.loadedRule(id) === undefined, "deleted on node 2");
+    expect((await req(n2, "GET", `/api/v4/rules/${id}`)).status).toBe(404);
+  });
+});

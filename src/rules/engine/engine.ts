@@ -458,40 +458,97 @@ export class RuleEngine {
           for (const a of r.actions) this.count(a, false);
           continue;
         }
-        this.inflight++;
-        void this.runActions(r, row, ctx, w.chain).finally(() => this.inflight--);
+        // Synchronous actions (inspect, republish...) finish here without a promise; only an
+        // action that answers with one (a web hook) continues asynchronously.
+        const pending = this.runActions(r, row, ctx, w.chain);
+        if (pending !== undefined) {
+          this.inflight++;
+          void pending.finally(() => this.inflight--);
+        }
       }
     }
   }
 
-  private async runActions(r: LoadedRule, row: Row, ctx: Row, chain: readonly string[] | undefined): Promise<void> {
+  /** Runs the rule's actions in order; a promise only once an action needed one. */
+  private runActions(
+    r: LoadedRule,
+    row: Row,
+    ctx: Row,
+    chain: readonly string[] | undefined,
+  ): Promise<void> | undefined {
     const guard = chain === undefined ? [r.id] : [...chain, r.id];
-    for (const a of r.actions) {
-      if (await this.runAction(a, row, ctx, guard)) continue;
-      for (const fb of a.fallbacks) await this.runAction(fb, row, ctx, guard);
+    const acts = r.actions;
+    for (let i = 0; i < acts.length; i++) {
+      const ok = this.runAction(acts[i], row, ctx, guard);
+      if (ok instanceof Promise) return this.continueActions(r, row, ctx, guard, i, ok);
+      if (ok) continue;
+      for (let f = 0; f < acts[i].fallbacks.length; f++) {
+        const fb = this.runAction(acts[i].fallbacks[f], row, ctx, guard);
+        if (fb instanceof Promise)
+          return this.continueActions(
+            r,
+            row,
+            ctx,
+            guard,
+            i,
+            fb.then(() => false),
+            f,
+          );
+      }
+      if (r.record.on_action_failed === "stop") return undefined;
+    }
+    return undefined;
+  }
+
+  /** The asynchronous remainder of runActions, from action `i` whose outcome `first` carries. */
+  private async continueActions(
+    r: LoadedRule,
+    row: Row,
+    ctx: Row,
+    guard: readonly string[],
+    i: number,
+    first: Promise<boolean>,
+    fallbacksDone = -1,
+  ): Promise<void> {
+    const acts = r.actions;
+    for (let k = i; k < acts.length; k++) {
+      const a = acts[k];
+      const ok = k === i ? await first : await this.runAction(a, row, ctx, guard);
+      if (ok) continue;
+      const from = k === i ? fallbacksDone + 1 : 0;
+      for (let f = from; f < a.fallbacks.length; f++) await this.runAction(a.fallbacks[f], row, ctx, guard);
       if (r.record.on_action_failed === "stop") break;
     }
   }
 
-  private async runAction(a: LoadedAction, row: Row, ctx: Row, guard: readonly string[]): Promise<boolean> {
+  /** One action: its outcome, or a promise of it when the action answered with a promise. */
+  private runAction(a: LoadedAction, row: Row, ctx: Row, guard: readonly string[]): boolean | Promise<boolean> {
     a.metrics.taken++;
-    const res = a.record.params.$resource;
-    let ok = false;
+    let out: void | Promise<void>;
     try {
       if (a.fn === null) throw new Error(`action ${a.record.name} is not available`);
       this.chain = guard;
-      let out: void | Promise<void>;
       try {
         out = a.fn(row, ctx);
       } finally {
         this.chain = undefined;
       }
-      if (out instanceof Promise) await out;
-      ok = true;
     } catch (err) {
-      this.o.logger.debug({ action: a.record.id, reason: (err as Error).message }, "rule action failed");
+      return this.settle(a, false, err);
     }
+    if (out instanceof Promise) {
+      return out.then(
+        () => this.settle(a, true, null),
+        (err: unknown) => this.settle(a, false, err),
+      );
+    }
+    return this.settle(a, true, null);
+  }
+
+  private settle(a: LoadedAction, ok: boolean, err: unknown): boolean {
+    if (!ok) this.o.logger.debug({ action: a.record.id, reason: (err as Error)?.message }, "rule action failed");
     this.count(a, ok);
+    const res = a.record.params.$resource;
     if (typeof res === "string") this.resources.reportOutcome(res, ok);
     return ok;
   }

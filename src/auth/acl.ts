@@ -254,16 +254,24 @@ export class Acl {
       if (hit !== undefined) {
         m.inc(M_CACHE_HIT);
         m.inc(hit === "allow" ? M_ALLOW : M_DENY);
+        this.complete(client, action, topic, hit, true);
         return stop(hit);
       }
     }
     const done = (r: AclResult) => {
       if (caching) this.caches.put(client, action, topic, r);
       m.inc(r === "allow" ? M_ALLOW : M_DENY);
+      this.complete(client, action, topic, r, false);
       return stop(r);
     };
     const r = this.decide(client, action, topic, 0);
     return r instanceof Promise ? r.then(done) : done(r);
+  }
+
+  /** Tells `client.check_acl_complete` listeners (the rule engine's event) what was decided. */
+  private complete(client: ClientInfo, action: AclAction, topic: string, r: AclResult, isCache: boolean): void {
+    const h = this.broker.hooks;
+    if (h.has("client.check_acl_complete")) h.run("client.check_acl_complete", client, action, topic, r, isCache);
   }
 
   /** Sources from index `i`, then the file's rules, then `acl_nomatch`. */

@@ -107,7 +107,18 @@ export interface HookPoints {
   "message.publish": (msg: Message, acc: Message | null) => FoldResult<Message | null>;
   "message.delivered": (client: ClientInfo, msg: Message) => void;
   "message.acked": (client: ClientInfo, msg: Message) => void;
+  /** A message nobody received (reason `no_subscribers`). */
   "message.dropped": (msg: Message, by: ClientInfo | undefined, reason: string) => void;
+  /** A message not delivered to one subscriber (queue_full, expired, no_local, too_large, qos0_msg...). */
+  "delivery.dropped": (client: ClientInfo, msg: Message, reason: string) => void;
+  /** An ACL decision was made (by the ACL, from its cache or not). */
+  "client.check_acl_complete": (
+    client: ClientInfo,
+    action: AclAction,
+    topic: string,
+    result: AclResult,
+    isCache: boolean,
+  ) => void;
 }
 
 export type BrokerHooks = Hooks<HookPoints>;

@@ -309,6 +309,6 @@ export class Session implements SessionHandle, Subscriber {
       m.inc(M.messagesExpired);
       m.inc(M.messagesDroppedExpired);
     }
-    if (this.env.hooks.has("message.dropped")) this.env.hooks.run("message.dropped", msg, this.client, reason);
+    if (this.env.hooks.has("delivery.dropped")) this.env.hooks.run("delivery.dropped", this.client, msg, reason);
   }
 }

@@ -110,6 +110,48 @@ export function droppedCtx(m: Message, reason: string, node: string): Row {
   );
 }
 
+/** delivery.dropped: a message not delivered to one subscriber (4.3+ columns). */
+export function deliveryDroppedCtx(c: ClientInfo, m: Message, reason: string, node: string): Row {
+  return tail(
+    {
+      event: "delivery.dropped",
+      reason,
+      from_clientid: m.from,
+      from_username: m.fromUsername ?? null,
+      clientid: c.clientId,
+      client_id: c.clientId,
+      username: c.username ?? null,
+      ...messageCols(m),
+    },
+    node,
+  );
+}
+
+/** client.check_acl_complete: an ACL decision (4.4 columns). */
+export function aclCompleteCtx(
+  c: ClientInfo,
+  action: string,
+  topic: string,
+  result: string,
+  isCache: boolean,
+  node: string,
+): Row {
+  return tail(
+    {
+      event: "client.check_acl_complete",
+      clientid: c.clientId,
+      client_id: c.clientId,
+      username: c.username ?? null,
+      peerhost: c.peerHost,
+      topic,
+      action,
+      is_cache: isCache,
+      result,
+    },
+    node,
+  );
+}
+
 export function connectedCtx(c: ClientInfo, i: ConnectedInfo, node: string): Row {
   return tail(
     {

@@ -381,8 +381,26 @@ export class RuleEngine {
       case "session.unsubscribed":
         h.add(k, (c, f, o) => this.fire(k, () => C.sessionSubCtx(k, c, f, o, node)), p, owner);
         return true;
+      case "delivery.dropped":
+        h.add(
+          k,
+          (c, m, reason) => {
+            if (!m.sys) this.fire(k, () => C.deliveryDroppedCtx(c, m, reason, node));
+          },
+          p,
+          owner,
+        );
+        return true;
+      case "client.check_acl_complete":
+        h.add(
+          k,
+          (c, action, topic, result, isCache) =>
+            this.fire(k, () => C.aclCompleteCtx(c, action, topic, result, isCache, node)),
+          p,
+          owner,
+        );
+        return true;
       default:
-        // delivery.dropped, client.check_acl_complete: the broker has no such hook (yet).
         return false;
     }
   }

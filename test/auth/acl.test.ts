@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { req } from "../api/helpers.ts";
 import { startTestNode } from "../helpers/node.ts";
-import { connect, metric, Raw, uid, useNode, useTempDir } from "./helpers.ts";
+import { connect, metric, Raw, uid, useNode, useTempDir, waitUntil } from "./helpers.ts";
 
 function fakeClient(o: Partial<ClientInfo>): ClientInfo {
   return {
@@ -155,7 +155,7 @@ describe("ACL file on a node (acl_nomatch = deny)", () => {
     // acl_cache_ttl = 400ms: an entry expires and the next check is a miss.
     await c.c.publishAsync("cache/4", "a", { qos: 1 });
     expect(n.services.clients.aclCache(c.id)?.length).toBe(1);
-    await new Promise((r) => setTimeout(r, 450));
+    await waitUntil(() => n.services.clients.aclCache(c.id)?.length === 0, "the ACL cache entry to expire", 3000);
     expect(n.services.clients.aclCache(c.id)).toEqual([]);
     const before = metric(n, "client.acl.cache_hit");
     await c.c.publishAsync("cache/4", "a", { qos: 1 });

@@ -465,8 +465,10 @@ describe("NodeLink connections", () => {
       { node: b.name, up: true },
       { node: b.name, up: false },
     ]);
+    const failedDials = () => a.logs.filter((l) => l.msg === "inter-node link attempt failed").length;
+    const dialsBefore = failedDials();
     for (let i = 0; i < 1000; i++) expect(a.link.forward(b.name, msg(i))).toBe(true);
-    await new Promise((r) => setTimeout(r, 300)); // a few failed redials
+    await waitFor(() => failedDials() >= dialsBefore + 2, "a few failed redials");
     expect(a.link.peers()[0].queued).toBe(1000);
     const b2 = await node("b@127.0.0.1", { bind: { host: "127.0.0.1", port } });
     await waitFor(() => b2.received.length === 1000, "queued messages after restart", 10_000);
@@ -487,7 +489,11 @@ describe("NodeLink connections", () => {
         b.link.forward(a.name, msg(i));
       }
       await waitFor(() => a.received.length === 100 && b.received.length === 100, "both ways");
-      await new Promise((r) => setTimeout(r, 50));
+      // The losing connection of the two closes.
+      await waitFor(
+        () => a.link.stats().connections === 1 && b.link.stats().connections === 1,
+        "one connection left on each side",
+      );
       expect(a.link.stats().connections).toBe(1);
       expect(b.link.stats().connections).toBe(1);
       // The survivor is the one the smaller name dialed.
@@ -557,7 +563,8 @@ describe("NodeLink connections", () => {
     const ns = [await node("a@127.0.0.1"), await node("b@127.0.0.1"), await node("c@127.0.0.1")];
     for (const x of ns) for (const y of ns) if (x !== y) x.link.addPeer(y.name, y.address());
     await waitFor(() => ns.every((x) => ns.every((y) => x === y || connected(x, y))), "mesh");
-    await new Promise((r) => setTimeout(r, 50));
+    // Duplicate connections of simultaneous dials close.
+    await waitFor(() => ns.every((x) => x.link.stats().connections === 2), "one connection per pair");
     for (const x of ns) expect(x.link.stats().connections).toBe(2);
     for (const x of ns)
       for (const y of ns) if (x !== y) x.link.forward(y.name, msg(1, { topic: `${x.name}>${y.name}` }));
@@ -616,9 +623,13 @@ describe("NodeLink connections", () => {
     // Two real nodes with the same settings stay up: they answer pings.
     const b = await node("b@127.0.0.1", { pingIntervalMs: 40, deadAfterMs: 300 });
     await linked(a, b);
-    await new Promise((r) => setTimeout(r, 600));
+    // Past the dead time on both: a silent control peer linked to each after a <-> b is dropped
+    // by the same sweep that would have dropped a <-> b had its pings gone unanswered.
+    const muteA = await rawPeer(a.link.port, "mute-a@127.0.0.1");
+    const muteB = await rawPeer(b.link.port, "mute-b@127.0.0.1");
+    await Promise.all([closedPromise(muteA.socket), closedPromise(muteB.socket)]);
     expect(connected(a, b)).toBe(true);
-    expect(b.peerEvents).toEqual([{ node: a.name, up: true }]);
+    expect(b.peerEvents.filter((e) => e.node !== "mute-b@127.0.0.1")).toEqual([{ node: a.name, up: true }]);
   });
 
   it("removePeer closes the link, drops its queue and rejects its calls", async () => {
@@ -667,7 +678,12 @@ describe("NodeLink connections", () => {
     expect(await pending).toMatchObject({ code: "closed" });
     await expect(a.link.call(b.name, "x", null)).rejects.toMatchObject({ code: "closed" });
     expect(a.link.forward(b.name, msg(2))).toBe(false);
-    await new Promise((r) => setTimeout(r, 20));
+    // Closed sockets release their handles asynchronously: wait for that (the expectations below
+    // say what is left if it does not happen).
+    const released = (c: Record<string, number>): boolean =>
+      ["TCPSocketWrap", "TCPServerWrap", "TCPWRAP"].every((k) => (c[k] ?? 0) === (before[k] ?? 0)) &&
+      ["Timeout", "Immediate"].every((k) => (c[k] ?? 0) <= (before[k] ?? 0));
+    await waitFor(() => released(count()), "sockets and timers released", 2000).catch(() => undefined);
     const after = count();
     for (const k of ["TCPSocketWrap", "TCPServerWrap", "TCPWRAP"]) expect(after[k] ?? 0, k).toBe(before[k] ?? 0);
     // Timers of earlier tests may have ended meanwhile; none of ours is left.

@@ -7,6 +7,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, req, uid, useNode, waitUntil } from "../api/helpers.ts";
+import { barrier } from "../conformance/helpers.ts";
+import { markerRule } from "./marker-rule.ts";
 
 const node = useNode();
 const v4 = "/api/v4";
@@ -48,8 +50,11 @@ describe("PUT /rules/{id}", () => {
     const off = await req(node(), "PUT", `${v4}/rules/${rule.id}`, { body: { enabled: false } });
     expect(off.body.data.enabled).toBe(false);
     await pub.c.publishAsync(`${t}/b`, "x", { qos: 1 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(sub.inbox.all).toHaveLength(2);
+    // A marker through the engine after it: nothing was republished before the marker.
+    const mark = await markerRule(node(), `${t}/out`);
+    expect(await barrier(pub, sub, mark.topic)).toHaveLength(2);
+    expect((await sub.inbox.next()).payload).toMatch(/^marker-/);
+    await mark.remove();
     const on = await req(node(), "PUT", `${v4}/rules/${rule.id}`, { body: { enabled: true } });
     expect(on.body.data.enabled).toBe(true);
     await pub.c.publishAsync(`${t}/b`, "x", { qos: 1 });
@@ -175,8 +180,10 @@ describe("GET /rules", () => {
       { rawsql: `SELECT * FROM "${t}/c", "$events/client_connected"`, description: `${t} delta`, enabled: true },
     ];
     for (const [i, s] of specs.entries()) {
-      ids.push((await createRule({ ...s, id: `rule:${t}-${i}`, actions: [] })).id);
-      await new Promise((r) => setTimeout(r, 3));
+      const made = await createRule({ ...s, id: `rule:${t}-${i}`, actions: [] });
+      ids.push(made.id);
+      // Newest first is by created_at (ms): the next rule is created on a later millisecond.
+      await waitUntil(() => Date.now() > made.created_at, "the clock to pass the rule's created_at");
     }
     const list = async (q: string, base = `_like_description=${t}`) => {
       const r = await req(node(), "GET", `${v4}/rules?${base}${q}`);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { req } from "../api/helpers.ts";
 import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { markerRule } from "./marker-rule.ts";
 
 const provider = await findEtcd();
 
@@ -85,8 +86,14 @@ describeEtcd("rules across a 2-node cluster on etcd", provider, (etcdProvider) =
     expect(off.body.code, off.text).toBe(0);
     await until(() => n2.rules.loadedRule(id)?.record.enabled === false, "disabled on node 2");
     await pub.publishAsync("cl/in", JSON.stringify({ v: 8 }), { qos: 1 });
-    await new Promise((r) => setTimeout(r, 150));
-    expect(got).toHaveLength(1);
+    // Barrier: a marker through node 2's engine after it (a marker rule made through node 1).
+    const mark = await markerRule(n1, "cl/out", 1);
+    await until(() => n2.rules.loadedRule(mark.id) !== undefined, "marker rule loaded on node 2");
+    const marker = "cl/out:marker";
+    await pub.publishAsync(mark.topic, "marker", { qos: 1 });
+    await until(() => got.includes(marker), "the marker on node 2");
+    expect(got.filter((m) => m !== marker)).toHaveLength(1);
+    await mark.remove();
 
     // Deleted through node 1: gone on node 2.
     expect((await req(n1, "DELETE", `/api/v4/rules/${id}`)).body.code).toBe(0);

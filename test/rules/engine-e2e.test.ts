@@ -8,6 +8,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, req, uid, useNode, waitUntil } from "../api/helpers.ts";
+import { barrier } from "../conformance/helpers.ts";
+import { markerRule } from "./marker-rule.ts";
 
 interface Hit {
   method: string;
@@ -56,8 +58,10 @@ describe("republish", () => {
     // disable: no longer fires
     await req(node(), "PUT", `${v4}/rules/${rule.id}`, { body: { enabled: false } });
     await pub.c.publishAsync("rp/1", JSON.stringify({ x: 5 }), { qos: 1 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(sub.inbox.all).toHaveLength(1);
+    // A marker through the engine after it: nothing was republished before the marker.
+    const mark = await markerRule(node(), `out/${pub.id}`, 1);
+    expect(await barrier(pub, sub, mark.topic)).toHaveLength(1);
+    await mark.remove();
   });
 
   it("does not republish its own output again (loop guard)", async () => {
@@ -72,8 +76,12 @@ describe("republish", () => {
     const got = await sub.inbox.take(2);
     expect(got.map((m) => `${m.topic}:${m.payload}`).sort()).toEqual(["loop/again:hello", "loop/x:hello"]);
     expect(got.find((m) => m.topic === "loop/again")?.packet.qos).toBe(1);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(sub.inbox.all).toHaveLength(2);
+    // Barrier: a marker through the same rule. A second pass of the rule over its own output
+    // would have been queued in the engine before the marker, so its copy would come first.
+    const marker = `marker-${uid()}`;
+    await pub.c.publishAsync("loop/x", marker, { qos: 1 });
+    await sub.inbox.waitFor((m) => m.topic === "loop/again" && m.payload === marker, "the marker republished");
+    expect(sub.inbox.all.filter((m) => m.payload !== marker)).toHaveLength(2);
   });
 
   it("fires on client events ($events/client_connected, 3.x client.disconnected)", async () => {

@@ -6,7 +6,9 @@ import { mkdirSync } from "node:fs";
 import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type ManagementBind, type RunningApi, startManagementApi } from "./api/index.ts";
 import { clientidProvider } from "./auth/clientid-provider.ts";
+import { type AlarmSink, httpProvider } from "./auth/http-provider.ts";
 import { AccessControl, type AccessControlSettings, type ZoneAccess } from "./auth/index.ts";
+import { jwtProvider } from "./auth/jwt-provider.ts";
 import { PskFilePlugin } from "./auth/psk-file.ts";
 import { usernameProvider } from "./auth/username-provider.ts";
 import { Broker } from "./broker/broker.ts";
@@ -359,7 +361,18 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     delimiter: config.get("psk.file.delimiter"),
     logger,
   });
-  for (const p of [authClientid, authUsername, psk]) plugins.register(p);
+  // Providers with a back end raise their alarm once $SYS is up (it starts after the plugins).
+  let alarmSink: AlarmSink | undefined;
+  const backendDeps = {
+    chain: access.chain,
+    acl: access.acl,
+    logger,
+    etcDir: config.get("plugins.etc_dir"),
+    alarms: () => alarmSink,
+  };
+  const authHttp = httpProvider(backendDeps);
+  const authJwt = jwtProvider(backendDeps);
+  for (const p of [authClientid, authUsername, authHttp, authJwt, psk]) plugins.register(p);
   // Rules and resources are read from the store once sys is up (alarms, stats); the plugin only
   // switches the hooks.
   const rules = new RuleEngine({ broker, store, keys, logger, healthCheckMs: opts.ruleHealthCheckMs });
@@ -399,6 +412,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   const listeners: Listener[] = [];
   broker.start();
   const sys = startSys(broker, retainer, sysSettings(config));
+  alarmSink = sys.alarms;
   clusterNode?.useAlarms(sys.alarms);
   clusterNode?.useSysmon((node, bytes) => sys.sysmon.busyDistPort(node, bytes), config.get("sysmon.busy_port_bytes"));
   const nodes = new NodeService(

@@ -1,8 +1,9 @@
 // Per-plugin configuration files, as the family keeps them: `<plugins.etc_dir>/<plugin>.conf`, in
 // svc.conf's `key = value` format (the same parser), checked against the plugin's own small schema.
 // Keys may hold `$n` (a positive integer) for numbered groups, e.g. `auth.client.$n.clientid` for
-// `auth.client.1.clientid`. Every problem is reported at once as a ConfigError naming file:line.
-// A missing file is an empty configuration.
+// `auth.client.1.clientid`, and `$name` (letters, digits, `_`, `-`) for a free-named key, e.g.
+// `auth.jwt.verify_claims.$name` for `auth.jwt.verify_claims.sub`. Every problem is reported at
+// once as a ConfigError naming file:line. A missing file is an empty configuration.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -50,13 +51,18 @@ export function pluginConfPath(dir: string, plugin: string): string {
   return join(dir, `${plugin}.conf`);
 }
 
+function segMatch(p: string, seg: string): boolean {
+  if (p === "$n") return /^[0-9]+$/.test(seg);
+  if (p === "$name") return /^[A-Za-z0-9_-]+$/.test(seg);
+  return p === seg;
+}
+
 function patternOf(key: string, schema: PluginConfSchema): string | undefined {
   if (Object.hasOwn(schema, key)) return key;
   const segs = key.split(".");
   for (const pattern of Object.keys(schema)) {
     const ps = pattern.split(".");
-    if (ps.length === segs.length && ps.every((p, i) => (p === "$n" ? /^[0-9]+$/.test(segs[i]) : p === segs[i])))
-      return pattern;
+    if (ps.length === segs.length && ps.every((p, i) => segMatch(p, segs[i]))) return pattern;
   }
   return undefined;
 }

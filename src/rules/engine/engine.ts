@@ -56,10 +56,15 @@ export interface LoadedRule {
 }
 
 interface Work {
-  rules: LoadedRule[];
-  build: () => Row;
+  rules: readonly LoadedRule[];
+  /** The event's columns (a message.publish event when null: built from `msg`). */
+  build: (() => Row) | null;
+  msg: Message | null;
   chain: readonly string[] | undefined;
 }
+
+/** Topics whose publish rules are cached per index (the cache is cleared when it grows past this). */
+const TOPIC_CACHE_LIMIT = 4096;
 
 export interface StatSink {
   set(name: "rules" | "actions" | "resources", count: number): void;
@@ -99,8 +104,12 @@ export class RuleEngine {
   private readonly hooked = new Set<EventKey>();
   private stats: StatSink | undefined;
   private speedTimer: NodeJS.Timeout | undefined;
+  /** While an action runs: the loop-guard chain of its event and its rule (see republish). */
   private chain: readonly string[] | undefined;
+  private chainRule: string | undefined;
   private readonly scratch: LoadedRule[] = [];
+  /** message.publish rules by topic for the current index (read-only arrays). */
+  private topicRules = new Map<string, readonly LoadedRule[]>();
   private readonly env: ActionEnv;
 
   constructor(private readonly o: RuleEngineOptions) {
@@ -284,6 +293,7 @@ export class RuleEngine {
 
   private reindex(): void {
     this.index = new RuleIndex([...this.loaded.values()].filter((r) => r.record.enabled));
+    this.topicRules = new Map();
     this.syncHooks();
     this.updateStats();
   }
@@ -408,23 +418,34 @@ export class RuleEngine {
   /** message.publish (fold): never blocks or changes the message; only looks rules up. */
   private readonly onPublish = (msg: Message): undefined => {
     if (msg.sys || msg.topic.startsWith("$SYS/")) return undefined;
-    const idx = this.index;
-    const hit = this.scratch;
-    idx.matchTopic(msg.topic, hit);
-    const ev = idx.events.get("message.publish");
-    if (ev !== undefined) for (const r of ev) if (!hit.includes(r)) hit.push(r);
+    const hit = this.publishRules(msg.topic);
     if (hit.length === 0) return undefined;
     const chain = msg.headers?.[GUARD_HEADER] as readonly string[] | undefined;
-    const rules = chain === undefined ? hit.slice() : hit.filter((r) => !chain.includes(r.id));
-    hit.length = 0;
-    const node = this.o.broker.nodeName;
-    if (rules.length > 0) this.enqueue({ rules, build: () => C.publishCtx(msg, node), chain });
+    const rules = chain === undefined ? hit : hit.filter((r) => !chain.includes(r.id));
+    if (rules.length > 0) this.enqueue({ rules, build: null, msg, chain });
     return undefined;
   };
 
+  /** The rules on a publish to `topic` (topic filters, then message.publish), cached per index. */
+  private publishRules(topic: string): readonly LoadedRule[] {
+    const cache = this.topicRules;
+    const cached = cache.get(topic);
+    if (cached !== undefined) return cached;
+    const idx = this.index;
+    const hit = this.scratch;
+    idx.matchTopic(topic, hit);
+    const ev = idx.events.get("message.publish");
+    if (ev !== undefined) for (const r of ev) if (!hit.includes(r)) hit.push(r);
+    const rules = hit.slice();
+    hit.length = 0;
+    if (cache.size >= TOPIC_CACHE_LIMIT) cache.clear();
+    cache.set(topic, rules);
+    return rules;
+  }
+
   private fire(k: EventKey, build: () => Row): void {
     const rules = this.index.events.get(k);
-    if (rules !== undefined) this.enqueue({ rules, build, chain: undefined });
+    if (rules !== undefined) this.enqueue({ rules, build, msg: null, chain: undefined });
   }
 
   private enqueue(w: Work): void {
@@ -448,7 +469,7 @@ export class RuleEngine {
   private process(w: Work): void {
     let ctx: Row;
     try {
-      ctx = w.build();
+      ctx = w.build === null ? C.publishCtx(w.msg as Message, this.o.broker.nodeName) : w.build();
     } catch (err) {
       this.o.logger.error({ err }, "rule event context failed");
       return;
@@ -494,20 +515,19 @@ export class RuleEngine {
     ctx: Row,
     chain: readonly string[] | undefined,
   ): Promise<void> | undefined {
-    const guard = chain === undefined ? [r.id] : [...chain, r.id];
     const acts = r.actions;
     for (let i = 0; i < acts.length; i++) {
-      const ok = this.runAction(acts[i], row, ctx, guard);
-      if (ok instanceof Promise) return this.continueActions(r, row, ctx, guard, i, ok);
+      const ok = this.runAction(acts[i], row, ctx, chain, r.id);
+      if (ok instanceof Promise) return this.continueActions(r, row, ctx, chain, i, ok);
       if (ok) continue;
       for (let f = 0; f < acts[i].fallbacks.length; f++) {
-        const fb = this.runAction(acts[i].fallbacks[f], row, ctx, guard);
+        const fb = this.runAction(acts[i].fallbacks[f], row, ctx, chain, r.id);
         if (fb instanceof Promise)
           return this.continueActions(
             r,
             row,
             ctx,
-            guard,
+            chain,
             i,
             fb.then(() => false),
             f,
@@ -523,7 +543,7 @@ export class RuleEngine {
     r: LoadedRule,
     row: Row,
     ctx: Row,
-    guard: readonly string[],
+    chain: readonly string[] | undefined,
     i: number,
     first: Promise<boolean>,
     fallbacksDone = -1,
@@ -531,25 +551,33 @@ export class RuleEngine {
     const acts = r.actions;
     for (let k = i; k < acts.length; k++) {
       const a = acts[k];
-      const ok = k === i ? await first : await this.runAction(a, row, ctx, guard);
+      const ok = k === i ? await first : await this.runAction(a, row, ctx, chain, r.id);
       if (ok) continue;
       const from = k === i ? fallbacksDone + 1 : 0;
-      for (let f = from; f < a.fallbacks.length; f++) await this.runAction(a.fallbacks[f], row, ctx, guard);
+      for (let f = from; f < a.fallbacks.length; f++) await this.runAction(a.fallbacks[f], row, ctx, chain, r.id);
       if (r.record.on_action_failed === "stop") break;
     }
   }
 
   /** One action: its outcome, or a promise of it when the action answered with a promise. */
-  private runAction(a: LoadedAction, row: Row, ctx: Row, guard: readonly string[]): boolean | Promise<boolean> {
+  private runAction(
+    a: LoadedAction,
+    row: Row,
+    ctx: Row,
+    chain: readonly string[] | undefined,
+    rule: string,
+  ): boolean | Promise<boolean> {
     a.metrics.taken++;
     let out: void | Promise<void>;
     try {
       if (a.fn === null) throw new Error(`action ${a.record.name} is not available`);
-      this.chain = guard;
+      this.chain = chain;
+      this.chainRule = rule;
       try {
         out = a.fn(row, ctx);
       } finally {
         this.chain = undefined;
+        this.chainRule = undefined;
       }
     } catch (err) {
       return this.settle(a, false, err);
@@ -580,7 +608,12 @@ export class RuleEngine {
   /** republish: a new message carrying the loop guard of the rules that made it. */
   private republish(m: NewMessage, ruleId: string): Message {
     const msg = makeMessage(m);
-    msg.headers = { [GUARD_HEADER]: this.chain ?? [ruleId] };
+    // The chain of the event plus the rule whose action runs (only ruleId outside an action).
+    const rule = this.chainRule;
+    const chain = this.chain;
+    msg.headers = {
+      [GUARD_HEADER]: rule === undefined ? [ruleId] : chain === undefined ? [rule] : [...chain, rule],
+    };
     this.o.broker.publish(msg);
     return msg;
   }

@@ -31,7 +31,7 @@ import { RuleEvalError } from "./errors.ts";
 import { acceptsArity, arityText, lookupFunction } from "./functions/index.ts";
 import { add, compare, divide, intDiv, mul, negate, sub } from "./operators.ts";
 import { getPath, HEAD, putPath, rangeGen, rangeGet, type Step, TAIL } from "./paths.ts";
-import { EvalState, Frame } from "./scope.ts";
+import { Frame } from "./scope.ts";
 import { getOwn, type Row, setOwn, termEqual } from "./values.ts";
 
 /** The FROM clause, normalized. */
@@ -298,12 +298,53 @@ function compileField(field: Field, position: number): FieldFn {
   return (f, out) => store(f, out, t, ev(f));
 }
 
+/**
+ * A SELECT field for a frame whose variables ARE the output row (the statement stores no field
+ * below a top-level name, so the row and the aliases hold the same values): each value is
+ * stored once; `*` adds the columns the row lacks (a name it holds is an earlier alias, which
+ * collect() would keep), in the columns' order.
+ */
+function compileSharedField(field: Field, position: number): FieldFn {
+  if (field.kind === "all") {
+    return (f, out) => {
+      const root = f.parent as Frame;
+      const cols = root.vars;
+      for (const k in cols) if (Object.hasOwn(cols, k) && !Object.hasOwn(out, k)) setOwn(out, k, cols[k]);
+    };
+  }
+  const ev = compileExpr(field.expr);
+  const name = fieldTarget(field, position).name;
+  return (f, out) => setOwn(out, name, ev(f));
+}
+
 function compileFields(fields: readonly Field[]): FieldFn[] {
   return fields.map((x, i) => compileField(x, i + 1));
 }
 
-function runFields(fields: FieldFn[], f: Frame, out: Row): void {
-  for (let i = 0; i < fields.length; i++) fields[i](f, out);
+function runFields(fields: FieldFn[], f: Frame, out: Row, from = 0): void {
+  for (let i = from; i < fields.length; i++) fields[i](f, out);
+}
+
+/** Fields compiled for a new output row: a leading `*` copies the visible columns at once. */
+interface FieldList {
+  readonly fns: FieldFn[];
+  readonly leadingAll: boolean;
+}
+
+function compileFieldList(fields: readonly Field[]): FieldList {
+  return { fns: compileFields(fields), leadingAll: fields.length > 0 && fields[0].kind === "all" };
+}
+
+/** runFields into a new row (the same row `{}` plus the fields would give). */
+function runFieldsNew(fields: FieldList, f: Frame): Row {
+  if (!fields.leadingAll) {
+    const out: Row = {};
+    runFields(fields.fns, f, out);
+    return out;
+  }
+  const out = f.collectNew();
+  runFields(fields.fns, f, out, 1);
+  return out;
 }
 
 function compileSources(stmt: Statement): RuleSources {
@@ -331,15 +372,40 @@ function wrap(e: unknown): RuleEvalError {
   return new RuleEvalError(`internal_error: ${e instanceof Error ? e.message : String(e)}`);
 }
 
+/** Whether a field stores below a top-level name (fieldTarget(...).deep, from the AST alone). */
+function storesDeep(field: Field): boolean {
+  if (field.kind === "all") return false;
+  if (field.alias !== null) return field.alias.segs.length > 0;
+  let x = field.expr;
+  while (x.kind === "slice") x = x.base;
+  return x.kind === "path" && x.base.kind === "var";
+}
+
 function compileSelect(stmt: Statement): (ctx: Row) => Row[] | null {
-  const fields = compileFields(stmt.fields);
+  if (!stmt.fields.some(storesDeep)) {
+    // The aliases' frame is the output row itself (see compileSharedField).
+    const leadingAll = stmt.fields.length > 0 && stmt.fields[0].kind === "all";
+    const fns = stmt.fields.map((x, i) => compileSharedField(x, i + 1));
+    const where = stmt.where === null ? null : compileExpr(stmt.where);
+    return (ctx) => {
+      const out: Row = leadingAll ? { ...ctx } : {};
+      const f = new Frame(out, new Frame(ctx, null));
+      try {
+        runFields(fns, f, out, leadingAll ? 1 : 0);
+        if (where !== null && !isTrue(where(f))) return null;
+      } catch (e) {
+        throw wrap(e);
+      }
+      return [out];
+    };
+  }
+  const fields = compileFieldList(stmt.fields);
   const where = stmt.where === null ? null : compileExpr(stmt.where);
   return (ctx) => {
-    const state = new EvalState();
-    const f = new Frame({}, new Frame(ctx, null, state), state);
-    const out: Row = {};
+    const f = new Frame({}, new Frame(ctx, null));
+    let out: Row;
     try {
-      runFields(fields, f, out);
+      out = runFieldsNew(fields, f);
       if (where !== null && !isTrue(where(f))) return null;
     } catch (e) {
       throw wrap(e);
@@ -351,20 +417,18 @@ function compileSelect(stmt: Statement): (ctx: Row) => Row[] | null {
 function compileForeach(stmt: Statement): (ctx: Row) => Row[] | null {
   const last = stmt.fields[stmt.fields.length - 1];
   if (last.kind === "all") err("the last FOREACH field must be an expression giving a list, not *", last.pos);
-  const head = compileFields(stmt.fields.slice(0, -1));
+  const head = compileFieldList(stmt.fields.slice(0, -1));
   const collEv = compileExpr(last.expr);
   const t = fieldTarget(last, stmt.fields.length);
   const itemKey = last.alias !== null && last.alias.segs.length === 0 ? last.alias.name : "item";
-  const doFields = stmt.doFields === null ? null : compileFields(stmt.doFields);
+  const doFields = stmt.doFields === null ? null : compileFieldList(stmt.doFields);
   const incase = stmt.incase === null ? null : compileExpr(stmt.incase);
   const where = stmt.where === null ? null : compileExpr(stmt.where);
   return (ctx) => {
-    const state = new EvalState();
-    const f = new Frame({}, new Frame(ctx, null, state), state);
+    const f = new Frame({}, new Frame(ctx, null));
     const rows: Row[] = [];
     try {
-      const selected: Row = {};
-      runFields(head, f, selected);
+      const selected = runFieldsNew(head, f);
       const list = collEv(f);
       store(f, selected, t, list);
       if (where !== null && !isTrue(where(f))) return null;
@@ -372,14 +436,10 @@ function compileForeach(stmt: Statement): (ctx: Row) => Row[] | null {
       for (const item of list) {
         const vars: Row = {};
         setOwn(vars, itemKey, item);
-        const itemFrame = new Frame(vars, f, state);
+        const itemFrame = new Frame(vars, f);
         if (incase !== null && !isTrue(incase(itemFrame))) continue;
-        if (doFields === null) rows.push(itemFrame.collect({}));
-        else {
-          const out: Row = {};
-          runFields(doFields, new Frame({}, itemFrame, state), out);
-          rows.push(out);
-        }
+        if (doFields === null) rows.push(itemFrame.collectNew());
+        else rows.push(runFieldsNew(doFields, new Frame({}, itemFrame)));
       }
     } catch (e) {
       throw wrap(e);

@@ -8,21 +8,20 @@ import { jsonDecode, type Row, setOwn } from "./values.ts";
 
 const NONE = Symbol("none");
 
-export class EvalState {
-  payloadRaw: unknown = NONE;
-  payloadDecoded: unknown = undefined;
-  dict: Map<unknown, unknown> | null = null;
-}
-
 export class Frame implements FnEnv {
   readonly vars: Row;
   readonly parent: Frame | null;
-  readonly state: EvalState;
+  /** The root frame (the event's columns), which holds the per-evaluation state. */
+  readonly state: Frame;
+  payloadRaw: unknown = NONE;
+  payloadDecoded: unknown = undefined;
+  dict: Map<unknown, unknown> | null = null;
 
-  constructor(vars: Row, parent: Frame | null, state: EvalState) {
+  /** A frame of `vars` above `parent`; a new evaluation's root frame when parent is null. */
+  constructor(vars: Row, parent: Frame | null) {
     this.vars = vars;
     this.parent = parent;
-    this.state = state;
+    this.state = parent === null ? this : parent.state;
   }
 
   get(name: string): unknown {
@@ -42,6 +41,15 @@ export class Frame implements FnEnv {
   collect(into: Row): Row {
     if (this.parent !== null) this.parent.collect(into);
     for (const k in this.vars) if (Object.hasOwn(this.vars, k)) setOwn(into, k, this.vars[k]);
+    return into;
+  }
+
+  /** collect() into a new row: the root frame's columns copied at once (own enumerable keys, in order). */
+  collectNew(): Row {
+    if (this.parent === null) return { ...this.vars };
+    const into = this.parent.collectNew();
+    const vars = this.vars;
+    for (const k in vars) if (Object.hasOwn(vars, k)) setOwn(into, k, vars[k]);
     return into;
   }
 

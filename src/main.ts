@@ -2,7 +2,7 @@
 // validated Config into the core's settings, builds the broker, registers the plugins, starts the
 // listeners, and stops everything in order on SIGTERM/SIGINT.
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type ManagementBind, type RunningApi, startManagementApi } from "./api/index.ts";
 import { clientidProvider } from "./auth/clientid-provider.ts";
@@ -49,6 +49,19 @@ import { VERSION } from "./sys/node-info.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
 import { loadTracingApi, PRESAMPLED, type SamplingHint, Tracing } from "./telemetry/tracing.ts";
 import { BrokerTracing } from "./tracing/broker-tracing.ts";
+
+/** TLS material of the inter-node link, when rpc.tls.keyfile and rpc.tls.certfile are set. */
+function linkTls(config: Config): { key: Buffer; cert: Buffer; ca?: Buffer } | undefined {
+  const keyfile = config.get("rpc.tls.keyfile");
+  const certfile = config.get("rpc.tls.certfile");
+  if (keyfile === undefined || certfile === undefined) return undefined;
+  const cafile = config.get("rpc.tls.cacertfile");
+  return {
+    key: readFileSync(keyfile),
+    cert: readFileSync(certfile),
+    ...(cafile === undefined ? {} : { ca: readFileSync(cafile) }),
+  };
+}
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
 const DEFAULT_PLUGINS = ["svc_retainer", "svc_rule_engine"];
@@ -399,6 +412,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       nodeName: config.get("node.name"),
       cookie: config.get("node.cookie"),
       bind: { host: "0.0.0.0", port: config.get("rpc.tcp_server_port") },
+      tls: linkTls(config),
       ttlMs: config.get("cluster.etcd.node_ttl"),
       version: VERSION,
       retained: retainer,

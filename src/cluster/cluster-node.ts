@@ -32,6 +32,8 @@ export interface ClusterNodeOptions {
   cookie: string;
   /** Where the inter-node link listens; the advertised host is the node name's host part. */
   bind: { host: string; port: number };
+  /** TLS for the inter-node link (rpc.tls.*); plain TCP when absent. */
+  tls?: { key: Buffer; cert: Buffer; ca?: Buffer };
   ttlMs: number;
   version: string;
   retained: RetainedReplica;
@@ -76,6 +78,7 @@ export class ClusterNode implements ClusterPort {
       nodeName: o.nodeName,
       cookie: o.cookie,
       bind: o.bind,
+      tls: o.tls,
       logger: o.logger,
       onForward: (from, msgs) => this.onForward(from, msgs),
       onCall: (from, method, args) => this.onCall(from, method, args),

@@ -73,6 +73,20 @@ export const SCHEMA = {
     max: 65535,
     description: "TCP port on which this node accepts traffic from other nodes (0 = any free port).",
   },
+  "rpc.tls.keyfile": {
+    type: "file",
+    description:
+      "PEM private key of the inter-node link; with rpc.tls.certfile, the link uses TLS (unset = plain TCP).",
+  },
+  "rpc.tls.certfile": {
+    type: "file",
+    description: "PEM certificate of the inter-node link (TLS on when set with rpc.tls.keyfile).",
+  },
+  "rpc.tls.cacertfile": {
+    type: "file",
+    description:
+      "PEM CA certificates that peers' link certificates must chain to (unset = encryption only; the cookie still authenticates).",
+  },
 
   // ---- log and telemetry -----------------------------------------------------------------------
   "log.level": {

@@ -14,6 +14,7 @@ import { usernameProvider } from "./auth/username-provider.ts";
 import { Broker } from "./broker/broker.ts";
 import type { BrokerSettings, ZoneSettings } from "./broker/settings.ts";
 import type { ClusterNode } from "./cluster/cluster-node.ts";
+import { fetchClusterSettings, forgetJoined, resolveClusterConfig, seedAddress, writeJoined } from "./cluster/join.ts";
 import { clusterKeys, openStore } from "./cluster/open-store.ts";
 import { type Config, ConfigError, type ZoneConfig } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
@@ -195,6 +196,8 @@ export function accessSettings(config: Config, tickInterval: number): AccessCont
 
 export interface StartOptions {
   logger?: RootLogger;
+  /** Restarts the node in place (the `svc start` supervisor); a join or leave needs it. */
+  onRestart?: () => void;
   /** Sweep period override (tests use a short one). */
   tickInterval?: number;
   /** bcrypt cost of API secrets and dashboard passwords (tests use a low one). */
@@ -329,11 +332,13 @@ export function managementBinds(config: Config): ManagementBind[] {
 }
 
 /** Builds and starts a node; on failure everything started so far is stopped again. */
-export async function startNode(config: Config, opts: StartOptions = {}): Promise<SvcNode> {
-  const nodeName = config.get("node.name");
-  const logger = opts.logger ?? createLogger({ level: config.get("log.level"), node: nodeName });
-  const dataDir = config.get("node.data_dir");
+export async function startNode(given: Config, opts: StartOptions = {}): Promise<SvcNode> {
+  const nodeName = given.get("node.name");
+  const logger = opts.logger ?? createLogger({ level: given.get("log.level"), node: nodeName });
+  const dataDir = given.get("node.data_dir");
   mkdirSync(dataDir, { recursive: true });
+  // manual/static discovery: a joined cluster on record (or a static seed's) runs this node in it.
+  const config = await resolveClusterConfig(given, logger, linkTls(given));
 
   const settings = brokerSettings(config);
   if (opts.tickInterval !== undefined) settings.tickInterval = opts.tickInterval;
@@ -413,6 +418,11 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       cookie: config.get("node.cookie"),
       bind: { host: "0.0.0.0", port: config.get("rpc.tcp_server_port") },
       tls: linkTls(config),
+      settings: {
+        servers: config.get("cluster.etcd.server"),
+        prefix: config.get("cluster.etcd.prefix"),
+        name: config.get("cluster.name"),
+      },
       ttlMs: config.get("cluster.etcd.node_ttl"),
       version: VERSION,
       retained: retainer,
@@ -476,6 +486,28 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
             stopped: () => linked.stoppedNodes(),
             forget: (node) => linked.forget(node),
           },
+      {
+        discovery: given.get("cluster.discovery"),
+        join: async (node, address) => {
+          const to = address ?? seedAddress(node, given.get("rpc.tcp_server_port")).address;
+          const tls = linkTls(given);
+          const s = await fetchClusterSettings({
+            nodeName,
+            cookie: given.get("node.cookie"),
+            peer: node,
+            address: to,
+            logger,
+            tls,
+          });
+          writeJoined(dataDir, s);
+          logger.info({ peer: node }, "joined a cluster; restarting in it");
+        },
+        leave: () => forgetJoined(dataDir),
+        restart: () => {
+          if (opts.onRestart !== undefined) setTimeout(opts.onRestart, 50).unref();
+          else logger.warn({}, "cluster change recorded: restart the node to apply it");
+        },
+      },
     ),
   };
   let management: RunningApi | undefined;

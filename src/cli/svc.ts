@@ -59,12 +59,30 @@ async function start(argv: string[]): Promise<void> {
   const args = parseStartArgs(argv);
   const env = process.env;
   const file = args.file ?? (env.SVC_CONFIG || "etc/svc.conf");
-  const config = loadConfig({ file, env, overrides: args.overrides });
-  const node = await startNode(config);
+  const load = () => loadConfig({ file, env, overrides: args.overrides });
+  // A supervisor: `cluster join`/`leave` restart the node in place with its new cluster record.
+  let restarting: Promise<void> | null = null;
+  const restart = (): void => {
+    if (restarting !== null || stopping) return;
+    restarting = (async () => {
+      node.logger.info({}, "restarting");
+      await node.stop();
+      node = await startNode(load(), { onRestart: restart });
+    })()
+      .catch((err: unknown) => {
+        process.stderr.write(`svc: restart failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      })
+      .finally(() => {
+        restarting = null;
+      });
+  };
+  let node = await startNode(load(), { onRestart: restart });
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    if (restarting !== null) await restarting;
     node.logger.info({ signal }, "stopping");
     node.stop().then(
       () => process.exit(0),
@@ -74,8 +92,8 @@ async function start(argv: string[]): Promise<void> {
       },
     );
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
 }
 
 export async function main(argv: string[]): Promise<number> {

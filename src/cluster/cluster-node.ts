@@ -9,6 +9,7 @@ import { M } from "../broker/metrics.ts";
 import type { AckHolder, ClusterPort, SessionTransfer } from "../broker/ports.ts";
 import type { ClientInfo, Message, QoS, SubOpts } from "../broker/types.ts";
 import type { Logger } from "../telemetry/logger.ts";
+import type { ClusterSettings } from "./join.ts";
 import { type ClusterKeys, decodeSegment } from "./keys.ts";
 import { NodeLink } from "./link/node-link.ts";
 import { Membership, type NodeRecord } from "./membership.ts";
@@ -32,6 +33,8 @@ export interface ClusterNodeOptions {
   cookie: string;
   /** Where the inter-node link listens; the advertised host is the node name's host part. */
   bind: { host: string; port: number };
+  /** What a joining node needs to run in this cluster (answered to `cluster.settings` calls). */
+  settings?: ClusterSettings;
   /** TLS for the inter-node link (rpc.tls.*); plain TCP when absent. */
   tls?: { key: Buffer; cert: Buffer; ca?: Buffer };
   ttlMs: number;
@@ -85,6 +88,10 @@ export class ClusterNode implements ClusterPort {
       onPeer: (node, up) => o.logger.debug({ peer: node, up }, "cluster link"),
     });
     this.handle("retained.all", () => o.retained.all().map(toWire));
+    this.handle("cluster.settings", () => {
+      if (o.settings === undefined) throw new Error("this node cannot share its cluster settings");
+      return o.settings;
+    });
     this.registerSessions();
   }
 

@@ -43,9 +43,10 @@ export const SCHEMA = {
   },
   "cluster.static.seeds": {
     type: "list",
-    item: "node_name",
+    item: "string",
     default: "",
-    description: "Comma-separated node names to join when discovery is static.",
+    description:
+      "Comma-separated nodes to join when discovery is static: name@host, or name@host:port for a link port other than rpc.tcp_server_port.",
   },
   "cluster.etcd.server": {
     type: "list",

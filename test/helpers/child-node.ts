@@ -10,6 +10,10 @@ import { join } from "node:path";
 export interface ChildNode {
   readonly proc: ChildProcess;
   readonly tcpPort: number;
+  /** Everything the node logged so far (JSON lines). */
+  output(): string;
+  /** Bound port of the `http` management listener, as last logged (it changes on a restart). */
+  apiPort(): number | undefined;
   /** SIGKILL: no DISCONNECT, no deregistration. */
   kill(): Promise<void>;
   /** Removes the data dir (after kill). */
@@ -64,6 +68,12 @@ export async function startChildNode(set: Record<string, string>): Promise<Child
   return {
     proc,
     tcpPort,
+    output: () => out,
+    apiPort: () => {
+      const all = [...out.matchAll(/"listener":"http:management:http","host":"[^"]+","port":(\d+)/g)];
+      const last = all.at(-1);
+      return last === undefined ? undefined : Number(last[1]);
+    },
     kill: () =>
       new Promise<void>((resolve) => {
         if (proc.exitCode !== null || proc.signalCode !== null) return resolve();

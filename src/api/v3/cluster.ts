@@ -31,6 +31,45 @@ export function clusterRoutes(t: RouteTable, d: ApiDeps): void {
 
   t.add(
     {
+      name: "cluster_join",
+      method: "post",
+      path: "/cluster/join",
+      descr: "Join the cluster of a node (cluster.discovery = manual; the node restarts in it) (svc)",
+      tag,
+      body: z.object({
+        node: z.string().min(1).openapi({ description: "A node of the cluster to join, name@host" }),
+        address: z
+          .string()
+          .optional()
+          .openapi({ description: "Its link address host:port (default: host and rpc.tcp_server_port)" }),
+      }),
+      response: Done,
+    },
+    async ({ body }) => {
+      const out = await cluster.join(body.node, body.address);
+      if (!out.ok) throw badParam(out.error);
+      return ok();
+    },
+  );
+
+  t.add(
+    {
+      name: "cluster_leave",
+      method: "post",
+      path: "/cluster/leave",
+      descr: "Leave the cluster (cluster.discovery = manual; the node restarts on its own) (svc)",
+      tag,
+      response: Done,
+    },
+    async () => {
+      const out = cluster.leave();
+      if (!out.ok) throw badParam(out.error);
+      return ok();
+    },
+  );
+
+  t.add(
+    {
       name: "cluster_force_leave",
       method: "delete",
       path: "/cluster/nodes/{node}",

@@ -1,5 +1,6 @@
-// `cluster status` and `cluster force-leave <node>`. `join` and `leave` need manual discovery,
-// which svc does not have yet (etcd discovery forms the cluster): they are not offered.
+// `cluster join <node> [<address>]`, `cluster leave`, `cluster status` and `cluster force-leave
+// <node>`. join and leave need `cluster.discovery = manual`; the node answers, then restarts in
+// (or out of) the cluster.
 
 import type { ClusterStatus } from "../api-types.ts";
 import { seg } from "../client.ts";
@@ -11,6 +12,8 @@ const atoms = (names: string[]): string => `[${names.map((n) => `'${n}'`).join("
 export const cluster: CommandGroup = {
   name: "cluster",
   usage: [
+    ["cluster join <Node> [<Host:Port>]", "Join the cluster"],
+    ["cluster leave", "Leave the cluster"],
     ["cluster force-leave <Node>", "Force the node leave from cluster"],
     ["cluster status", "Cluster status"],
   ],
@@ -23,6 +26,31 @@ export const cluster: CommandGroup = {
         ctx.emit(s, () => [
           `Cluster status: #{running_nodes => ${atoms(s.running_nodes)}, stopped_nodes => ${atoms(s.stopped_nodes)}}`,
         ]);
+        return;
+      }
+      case "join": {
+        if (rest.length < 1 || rest.length > 2) arity(rest, 1, "cluster join");
+        try {
+          await ctx.api.post("/cluster/join", {
+            node: rest[0],
+            ...(rest[1] === undefined ? {} : { address: rest[1] }),
+          });
+        } catch (err) {
+          const why = err instanceof CliError && "detail" in err ? String(err.detail) : (err as Error).message;
+          throw new CliError(`Failed to join the cluster: ${why}`);
+        }
+        ctx.emit({ result: "ok" }, () => ["Join the cluster successfully."]);
+        return;
+      }
+      case "leave": {
+        arity(rest, 0, "cluster leave");
+        try {
+          await ctx.api.post("/cluster/leave", {});
+        } catch (err) {
+          const why = err instanceof CliError && "detail" in err ? String(err.detail) : (err as Error).message;
+          throw new CliError(`Failed to leave the cluster: ${why}`);
+        }
+        ctx.emit({ result: "ok" }, () => ["Leave the cluster successfully."]);
         return;
       }
       case "force-leave": {

@@ -1,4 +1,4 @@
-# svc image: Node 24 slim, production dependencies only, runs as the unprivileged `node` user,
+# svc image: Node 24 slim, production dependencies only, runs as the unprivileged `node` user, svc_ctl on PATH,
 # `svc start` in the foreground as PID 1 (it handles SIGTERM: DISCONNECT 0x8B to 5.0 clients,
 # deregistration from the cluster, exit). Config in /opt/svc/etc, data in /opt/svc/data.
 
@@ -21,7 +21,7 @@ COPY --from=build /src/dist dist
 COPY bin bin
 COPY etc etc
 RUN mkdir -p /opt/svc/data /opt/svc/log && chown -R node:node /opt/svc/data /opt/svc/log \
-  && ln -s /opt/svc/bin/svc.js /usr/local/bin/svc
+  && ln -s /opt/svc/bin/svc.js /usr/local/bin/svc && ln -s /opt/svc/bin/svc_ctl.js /usr/local/bin/svc_ctl
 USER node
 EXPOSE 1883 8883 8083 8084 8081 8080 18083 5369
 VOLUME ["/opt/svc/data"]

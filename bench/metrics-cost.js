@@ -4,58 +4,12 @@
 // replaced by a no-op), alternating rounds, and prints the difference.
 // Usage: npm run build && node bench/metrics-cost.js [--seconds 2]
 
-import { Broker } from "../dist/broker/broker.js";
-import { Channel } from "../dist/broker/channel/channel.js";
 import { Metrics } from "../dist/broker/metrics.js";
-import { Session } from "../dist/broker/session/session.js";
-import { DEFAULT_ZONE } from "../dist/broker/settings.js";
 import { makeMessage } from "../dist/broker/types.js";
-import { silentLogger } from "../dist/telemetry/logger.js";
+import { benchBroker, secondsArg } from "./in-process.js";
 
-const at = process.argv.indexOf("--seconds");
-const seconds = at >= 0 ? Number(process.argv[at + 1]) : 2;
-const zone = { ...DEFAULT_ZONE };
-const broker = new Broker(
-  { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },
-  silentLogger(),
-);
-
-// Ten connected subscribers: real channels over a connection port that drops the bytes.
-const port = {
-  protoVer: 4,
-  tracer: null,
-  setMaxInbound() {},
-  send: () => 0,
-  sendBytes() {},
-  writable: () => true,
-  bufferedBytes: () => 0,
-  close() {},
-};
-const info = {
-  listener: "mqtt:tcp:bench",
-  protocol: "mqtt:tcp",
-  zone: "external",
-  peerHost: "127.0.0.1",
-  peerPort: 1,
-  sockHost: "127.0.0.1",
-  sockPort: 1883,
-};
-for (let i = 0; i < 10; i++) {
-  const ch = new Channel(port, info, broker, zone);
-  ch.client.clientId = `s${i}`;
-  ch.state = "connected";
-  const s = new Session({ ...ch.client }, zone, broker);
-  ch.session = s;
-  s.attach(ch, 65535);
-  broker.subscribe(s, i % 2 === 0 ? "bench/+/t" : "bench/a/t", {
-    qos: 1,
-    nl: false,
-    rap: false,
-    rh: 0,
-    subId: 0,
-    share: undefined,
-  });
-}
+const seconds = secondsArg(2);
+const { broker } = benchBroker();
 const payload = Buffer.alloc(64, 120);
 
 function run(ms) {

@@ -7,61 +7,15 @@
 // throughputs (goal: at least 0.7).
 // Usage: npm run build && node bench/rules-cost.js [--seconds 4]
 
-import { Broker } from "../dist/broker/broker.js";
-import { Channel } from "../dist/broker/channel/channel.js";
-import { Session } from "../dist/broker/session/session.js";
-import { DEFAULT_ZONE } from "../dist/broker/settings.js";
 import { makeMessage } from "../dist/broker/types.js";
 import { ClusterKeys } from "../dist/cluster/keys.js";
 import { MemoryStore } from "../dist/cluster/memory-store.js";
 import { RuleEngine } from "../dist/rules/engine/engine.js";
-import { silentLogger } from "../dist/telemetry/logger.js";
+import { benchBroker, secondsArg } from "./in-process.js";
 
-const at = process.argv.indexOf("--seconds");
-const seconds = at < 0 ? 4 : Number(process.argv[at + 1]) || 4;
-const zone = { ...DEFAULT_ZONE };
-const logger = silentLogger();
-const broker = new Broker(
-  { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },
-  logger,
-);
+const seconds = secondsArg(4);
+const { broker, logger } = benchBroker();
 
-// Ten connected subscribers: real channels over a connection port that drops the bytes.
-const port = {
-  protoVer: 4,
-  tracer: null,
-  setMaxInbound() {},
-  send: () => 0,
-  sendBytes() {},
-  writable: () => true,
-  bufferedBytes: () => 0,
-  close() {},
-};
-const info = {
-  listener: "mqtt:tcp:bench",
-  protocol: "mqtt:tcp",
-  zone: "external",
-  peerHost: "127.0.0.1",
-  peerPort: 1,
-  sockHost: "127.0.0.1",
-  sockPort: 1883,
-};
-for (let i = 0; i < 10; i++) {
-  const ch = new Channel(port, info, broker, zone);
-  ch.client.clientId = `s${i}`;
-  ch.state = "connected";
-  const s = new Session({ ...ch.client }, zone, broker);
-  ch.session = s;
-  s.attach(ch, 65535);
-  broker.subscribe(s, i % 2 === 0 ? "bench/+/t" : "bench/a/t", {
-    qos: 1,
-    nl: false,
-    rap: false,
-    rh: 0,
-    subId: 0,
-    share: undefined,
-  });
-}
 // The rule engine on an in-memory store, with 10 rules: 5 match `bench/a/t`, 5 do not.
 const store = new MemoryStore();
 const engine = new RuleEngine({ broker, store, keys: new ClusterKeys("svc", "bench"), logger });

@@ -6,59 +6,13 @@
 // Usage: npm run build && node bench/tracing-cost.js [--seconds 4]
 
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base";
-import { Broker } from "../dist/broker/broker.js";
-import { Channel } from "../dist/broker/channel/channel.js";
-import { Session } from "../dist/broker/session/session.js";
-import { DEFAULT_ZONE } from "../dist/broker/settings.js";
 import { makeMessage } from "../dist/broker/types.js";
 import { startTracingSdk } from "../dist/main.js";
-import { silentLogger } from "../dist/telemetry/logger.js";
 import { BrokerTracing } from "../dist/tracing/broker-tracing.js";
+import { benchBroker, secondsArg } from "./in-process.js";
 
-const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 4);
-const zone = { ...DEFAULT_ZONE };
-const broker = new Broker(
-  { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },
-  silentLogger(),
-);
-
-const port = {
-  protoVer: 5,
-  tracer: null,
-  setMaxInbound() {},
-  send: () => 0,
-  sendBytes() {},
-  writable: () => true,
-  bufferedBytes: () => 0,
-  close() {},
-};
-const info = {
-  listener: "mqtt:tcp:bench",
-  protocol: "mqtt:tcp",
-  zone: "external",
-  peerHost: "127.0.0.1",
-  peerPort: 1,
-  sockHost: "127.0.0.1",
-  sockPort: 1883,
-};
-for (let i = 0; i < 10; i++) {
-  const ch = new Channel(port, info, broker, zone);
-  ch.client.clientId = `s${i}`;
-  ch.client.protoVer = 5;
-  ch.protoVer = 5;
-  ch.state = "connected";
-  const s = new Session({ ...ch.client }, zone, broker);
-  ch.session = s;
-  s.attach(ch, 65535);
-  broker.subscribe(s, i % 2 === 0 ? "bench/+/t" : "bench/a/t", {
-    qos: 1,
-    nl: false,
-    rap: false,
-    rh: 0,
-    subId: 0,
-    share: undefined,
-  });
-}
+const seconds = secondsArg(4);
+const { broker } = benchBroker({ protoVer: 5 });
 const payload = Buffer.alloc(64, 120);
 
 /** A span exporter that drops everything (the cost measured is the node's, not the network's). */

@@ -1,0 +1,59 @@
+// The in-process core the micro-benchmarks measure: a broker with ten connected subscribers (half
+// on `bench/+/t`, half on `bench/a/t`), each a real channel and session over a connection port that
+// drops the bytes, so a publish runs the whole core (hooks, routing, delivery, PUBLISH bytes)
+// without a socket. Used by metrics-cost.js, rules-cost.js and tracing-cost.js.
+
+import { Broker } from "../dist/broker/broker.js";
+import { Channel } from "../dist/broker/channel/channel.js";
+import { Session } from "../dist/broker/session/session.js";
+import { DEFAULT_ZONE } from "../dist/broker/settings.js";
+import { silentLogger } from "../dist/telemetry/logger.js";
+
+/** `--seconds N` from the command line, or `dflt`. */
+export function secondsArg(dflt) {
+  const at = process.argv.indexOf("--seconds");
+  const n = at < 0 ? dflt : Number(process.argv[at + 1]);
+  return Number.isFinite(n) && n > 0 ? n : dflt;
+}
+
+/** A broker with ten subscribed channels speaking `protoVer`; returns it with its zone and logger. */
+export function benchBroker({ protoVer = 4 } = {}) {
+  const zone = { ...DEFAULT_ZONE };
+  const logger = silentLogger();
+  const broker = new Broker(
+    { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },
+    logger,
+  );
+  const port = {
+    protoVer,
+    tracer: null,
+    setMaxInbound() {},
+    send: () => 0,
+    sendBytes() {},
+    writable: () => true,
+    bufferedBytes: () => 0,
+    close() {},
+  };
+  const info = {
+    listener: "mqtt:tcp:bench",
+    protocol: "mqtt:tcp",
+    zone: "external",
+    peerHost: "127.0.0.1",
+    peerPort: 1,
+    sockHost: "127.0.0.1",
+    sockPort: 1883,
+  };
+  for (let i = 0; i < 10; i++) {
+    const ch = new Channel(port, info, broker, zone);
+    ch.client.clientId = `s${i}`;
+    ch.client.protoVer = protoVer;
+    ch.protoVer = protoVer;
+    ch.state = "connected";
+    const s = new Session({ ...ch.client }, zone, broker);
+    ch.session = s;
+    s.attach(ch, 65535);
+    const opts = { qos: 1, nl: false, rap: false, rh: 0, subId: 0, share: undefined };
+    broker.subscribe(s, i % 2 === 0 ? "bench/+/t" : "bench/a/t", opts);
+  }
+  return { broker, zone, logger };
+}

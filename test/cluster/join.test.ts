@@ -8,16 +8,12 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ChildNode, startChildNode } from "../helpers/child-node.ts";
 import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const provider = await findEtcd();
 
-async function until(pred: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (pred: () => boolean | Promise<boolean>, what: string, ms = 20000): Promise<void> =>
+  waitUntil(pred, what, ms);
 
 async function api(
   port: number,

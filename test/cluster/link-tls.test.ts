@@ -9,16 +9,12 @@ import { generate } from "selfsigned";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const provider = await findEtcd();
 
-async function until(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (pred: () => boolean | Promise<boolean>, what: string, ms = 10000): Promise<void> =>
+  waitUntil(pred, what, ms);
 
 describeEtcd("inter-node link over TLS", provider, (etcdProvider) => {
   let etcd: EtcdServer;

@@ -13,16 +13,12 @@ import { type Answer, http } from "../api/helpers.ts";
 import { startChildNode } from "../helpers/child-node.ts";
 import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const provider = await findEtcd();
 
-async function until(pred: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (pred: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> =>
+  waitUntil(pred, what, ms);
 
 describe("pageAcross", () => {
   const lists = [["a1", "a2", "a3"], [], ["b1"], ["c1", "c2", "c3", "c4"]];

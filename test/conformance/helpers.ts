@@ -16,6 +16,7 @@ import mqttPacket, {
 } from "mqtt-packet";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { waitUntil as poll } from "../helpers/wait.ts";
 
 export type Proto = 4 | 5;
 const WAIT = 5000;
@@ -54,12 +55,8 @@ export function useNode(set: Record<string, string> = {}): () => TestNode {
 }
 
 /** Polls `pred` until it holds (a condition, not a fixed delay). */
-export async function waitUntil(pred: () => boolean, what = "condition", timeout = WAIT): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+export function waitUntil(pred: () => boolean | Promise<boolean>, what = "condition", timeout = WAIT): Promise<void> {
+  return poll(pred, what, timeout);
 }
 
 function withTimeout<T>(p: Promise<T>, what: string, timeout = WAIT): Promise<T> {

@@ -8,17 +8,13 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { req } from "../api/helpers.ts";
 import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { markerRule } from "./marker-rule.ts";
 
 const provider = await findEtcd();
 
-async function until(pred: () => boolean, what: string, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (pred: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> =>
+  waitUntil(pred, what, ms);
 
 describeEtcd("rules across a 2-node cluster on etcd", provider, (etcdProvider) => {
   let etcd: EtcdServer;

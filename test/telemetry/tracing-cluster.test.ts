@@ -7,18 +7,14 @@ import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const provider = await findEtcd();
 const TRACE = "0af7651916cd43dd8448eb211c80319c";
 const PARENT = "b7ad6b7169203331";
 
-async function until(pred: () => boolean, what: string, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (pred: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> =>
+  waitUntil(pred, what, ms);
 
 describeEtcd("tracing across a 2-node cluster", provider, (etcdProvider) => {
   let etcd: EtcdServer;

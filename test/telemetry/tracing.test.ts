@@ -14,18 +14,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/telemetry/logger.ts";
 import { logFields, tracingLoaded } from "../../src/telemetry/tracing.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { parsePrometheus } from "./prom-parse.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
 
-async function until(pred: () => boolean, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (pred: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> =>
+  waitUntil(pred, what, ms);
 
 describe("tracing on", () => {
   const exporter = new InMemorySpanExporter();

@@ -3,6 +3,6 @@
 
 export type { LinkErrorCode } from "./errors.ts";
 export { LinkError } from "./errors.ts";
-export type { LinkOptions, LinkStats, PeerInfo } from "./node-link.ts";
+export type { LinkOptions, LinkStats, PeerInfo } from "./link-types.ts";
 export { NodeLink } from "./node-link.ts";
 export { PROTOCOL_VERSION } from "./protocol.ts";

@@ -15,125 +15,34 @@ import tls from "node:tls";
 import type { Message } from "../../broker/types.ts";
 import type { Logger } from "../../telemetry/logger.ts";
 import { Connection, type ConnectionOwner } from "./connection.ts";
-import { LinkError, type LinkErrorCode } from "./errors.ts";
-import { decodeMessage, encodeMessage } from "./message-codec.ts";
+import { LinkError } from "./errors.ts";
+import { type KeepaliveTiming, sweepConnections } from "./keepalive.ts";
+import { createLinkServer } from "./link-server.ts";
+import { type LinkOptions, type LinkStats, MISMATCH, type PeerInfo, parseAddress } from "./link-types.ts";
+import { decodeMessage } from "./message-codec.ts";
 import type { CallTicket } from "./out-queue.ts";
 import { Peer } from "./peer.ts";
-import {
-  decodeCall,
-  decodeReply,
-  encodeCall,
-  encodeReply,
-  Kind,
-  PING,
-  type RefuseReason,
-  ReplyStatus,
-} from "./protocol.ts";
-import { type BufReader, BufWriter, WireError } from "./wire.ts";
+import { PeerWriter } from "./peer-writer.ts";
+import { decodeCall, decodeReply, encodeCall, encodeReply, Kind, PING, type RefuseReason } from "./protocol.ts";
+import { runCall } from "./run-call.ts";
+import { type BufReader, WireError } from "./wire.ts";
 
-export interface LinkOptions {
-  nodeName: string;
-  cookie: string;
-  /** Where to listen; port 0 = ephemeral (see `port` after start). */
-  bind: { host: string; port: number };
-  /**
-   * Optional TLS on the link, both directions (each node is server and client). With `ca`, peers'
-   * certificates must chain to it (client certificates required too; host names are not checked:
-   * node names need not match certificate names). Without it, TLS only encrypts. Either way the
-   * cookie handshake authenticates the peer.
-   */
-  tls?: { key: Buffer; cert: Buffer; ca?: Buffer };
-  logger: Logger;
-  /** Messages another node forwarded here (deliver locally only). */
-  onForward(from: string, msgs: Message[]): void;
-  /** Requests from another node; the returned value (JSON-able) goes back to the caller. */
-  onCall(from: string, method: string, args: unknown): Promise<unknown>;
-  /** A peer's link went up or down. */
-  onPeer?(node: string, up: boolean): void;
-  /** A handshake with `node` was refused, by either side (cookie, version or node mismatch...). */
-  onLinkError?(node: string, err: LinkError): void;
-  /** PING a connection that sent nothing for this long (default 3000 ms). */
-  pingIntervalMs?: number;
-  /** Close a connection that received nothing for this long (default 3 x ping + 1 s). */
-  deadAfterMs?: number;
-  /** Close a connection whose handshake has not completed after this long (default 5000 ms). */
-  handshakeTimeoutMs?: number;
-  /** Per-peer queue bounds (defaults 10 000 messages, 16 MiB). */
-  maxQueueMessages?: number;
-  maxQueueBytes?: number;
-  /** Reconnect backoff (defaults 100 ms doubling to 5000 ms, with jitter). */
-  backoffMinMs?: number;
-  backoffMaxMs?: number;
-}
-
-export interface PeerInfo {
-  node: string;
-  /** "" for a node known only from its inbound connection (not added by addPeer). */
-  address: string;
-  connected: boolean;
-  /** Who dialed the established connection: "out" this node, "in" the peer. */
-  direction?: "in" | "out";
-  /** Messages waiting to be written to the peer. */
-  queued: number;
-  /** Why the last attempt or connection failed, while not connected. */
-  lastError?: { code: LinkErrorCode; message: string };
-}
-
-export interface LinkStats {
-  /** Messages written to peers' sockets. */
-  forwardedOut: number;
-  /** Messages received from peers. */
-  forwardedIn: number;
-  /** Messages refused (queue full, unknown peer) or discarded with a removed peer's queue. */
-  dropped: number;
-  /** Data frames written / read after the handshake (FORWARD batches, CALL, REPLY; no PINGs). */
-  framesOut: number;
-  framesIn: number;
-  /** Bytes written / read on all connections. */
-  bytesOut: number;
-  bytesIn: number;
-  callsOut: number;
-  callsIn: number;
-  /** Sockets open now (established or in their handshake). */
-  connections: number;
-}
-
-const MISMATCH: ReadonlySet<LinkErrorCode> = new Set(["cookie_mismatch", "version_mismatch", "node_mismatch"]);
-
-function parseAddress(address: string): { host: string; port: number } | null {
-  const i = address.lastIndexOf(":");
-  if (i <= 0) return null;
-  let host = address.slice(0, i);
-  if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
-  const port = Number(address.slice(i + 1));
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) return null;
-  return { host, port };
-}
+export type { LinkOptions, LinkStats, PeerInfo } from "./link-types.ts";
 
 export class NodeLink implements ConnectionOwner {
   readonly nodeName: string;
   readonly cookie: string;
   private readonly log: Logger;
-  private readonly pingMs: number;
-  private readonly deadMs: number;
-  private readonly handshakeMs: number;
-  /** How long a probed connection may stay silent before it is taken for dead. */
-  private readonly probeMs: number;
+  private readonly timing: KeepaliveTiming;
   private readonly limits: { maxMessages: number; maxBytes: number; backoffMinMs: number; backoffMaxMs: number };
   private server: net.Server | null = null;
   private boundPort = 0;
   private readonly peerMap = new Map<string, Peer>();
   /** Every open connection, in handshake or established. */
   private readonly conns = new Set<Connection>();
-  private readonly dirty = new Set<Peer>();
-  private flushImmediate: NodeJS.Immediate | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private callSeq = 0;
-  /** The last message encoded, so one forwarded to several peers is encoded once. */
-  private scratch = new BufWriter(4096);
-  private lastMsg: Message | null = null;
-  private lastEncoded: Buffer = Buffer.alloc(0);
   private readonly counters: LinkStats = {
     forwardedOut: 0,
     forwardedIn: 0,
@@ -146,16 +55,16 @@ export class NodeLink implements ConnectionOwner {
     callsIn: 0,
     connections: 0,
   };
+  private readonly writer = new PeerWriter(this.counters);
 
   constructor(private readonly opts: LinkOptions) {
     if (opts.nodeName === "") throw new Error("NodeLink needs a node name");
     this.nodeName = opts.nodeName;
     this.cookie = opts.cookie;
     this.log = opts.logger;
-    this.pingMs = opts.pingIntervalMs ?? 3000;
-    this.deadMs = opts.deadAfterMs ?? this.pingMs * 3 + 1000;
-    this.handshakeMs = opts.handshakeTimeoutMs ?? 5000;
-    this.probeMs = Math.min(this.deadMs, 1000);
+    const pingMs = opts.pingIntervalMs ?? 3000;
+    const deadMs = opts.deadAfterMs ?? pingMs * 3 + 1000;
+    this.timing = { pingMs, deadMs, handshakeMs: opts.handshakeTimeoutMs ?? 5000, probeMs: Math.min(deadMs, 1000) };
     this.limits = {
       maxMessages: opts.maxQueueMessages ?? 10_000,
       maxBytes: opts.maxQueueBytes ?? 16 * 1024 * 1024,
@@ -172,26 +81,7 @@ export class NodeLink implements ConnectionOwner {
   async start(): Promise<void> {
     if (this.server !== null) return;
     const t = this.opts.tls;
-    const server = t
-      ? tls.createServer({
-          key: t.key,
-          cert: t.cert,
-          ca: t.ca,
-          requestCert: t.ca !== undefined,
-          rejectUnauthorized: t.ca !== undefined,
-        })
-      : net.createServer();
-    if (t) {
-      server.on("secureConnection", (s: tls.TLSSocket) => this.accept(s));
-      server.on("tlsClientError", (err: Error, s: tls.TLSSocket) => {
-        this.log.warn(
-          { address: `${s.remoteAddress}:${s.remotePort}`, err: err.message },
-          "inter-node TLS handshake failed",
-        );
-      });
-    } else {
-      server.on("connection", (s: net.Socket) => this.accept(s));
-    }
+    const server = createLinkServer(t, (sock) => this.accept(sock), this.log);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -202,7 +92,7 @@ export class NodeLink implements ConnectionOwner {
     });
     server.on("error", (err: Error) => this.log.error({ err: err.message }, "inter-node listener error"));
     this.boundPort = (server.address() as net.AddressInfo).port;
-    const sweepMs = Math.max(20, Math.min(1000, Math.floor(this.pingMs / 2)));
+    const sweepMs = Math.max(20, Math.min(1000, Math.floor(this.timing.pingMs / 2)));
     this.sweepTimer = setInterval(() => this.sweep(), sweepMs);
     this.sweepTimer.unref();
     this.log.info(
@@ -264,22 +154,12 @@ export class NodeLink implements ConnectionOwner {
       return false;
     }
     let enc: Buffer;
-    if (msg === this.lastMsg) enc = this.lastEncoded;
-    else {
-      const w = this.scratch;
-      w.pos = 0;
-      try {
-        encodeMessage(w, msg);
-      } catch (err) {
-        this.counters.dropped++;
-        this.log.warn({ peer: node, topic: msg.topic, err: (err as Error).message }, "message not forwardable");
-        return false;
-      }
-      enc = w.view();
-      this.lastMsg = msg;
-      this.lastEncoded = enc;
-      if (w.buf.length > 1024 * 1024) this.scratch = new BufWriter(4096);
-      this.scheduleFlush();
+    try {
+      enc = this.writer.encode(msg);
+    } catch (err) {
+      this.counters.dropped++;
+      this.log.warn({ peer: node, topic: msg.topic, err: (err as Error).message }, "message not forwardable");
+      return false;
     }
     if (!peer.queue.fits(enc.length)) {
       this.counters.dropped++;
@@ -288,8 +168,8 @@ export class NodeLink implements ConnectionOwner {
     peer.queue.pushMessage(enc);
     // A full 64 KB batch goes out at once rather than at the end of the event-loop turn, so a
     // turn that reads many publishes does not fill the bounded queue before anything is written.
-    if (peer.queue.hasSealed && !peer.blocked) this.flushSealed(peer);
-    this.markDirty(peer);
+    if (peer.queue.hasSealed && !peer.blocked) this.writer.flushSealed(peer);
+    this.writer.markDirty(peer);
     return true;
   }
 
@@ -329,7 +209,7 @@ export class NodeLink implements ConnectionOwner {
       }, timeoutMs);
       peer.pending.set(id, { ticket, method, resolve, reject, timer });
       peer.queue.pushControl(encodeCall(id, method, json), ticket);
-      this.markDirty(peer);
+      this.writer.markDirty(peer);
     });
   }
 
@@ -382,14 +262,11 @@ export class NodeLink implements ConnectionOwner {
     if (this.stopped) return;
     this.stopped = true;
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
-    if (this.flushImmediate !== null) clearImmediate(this.flushImmediate);
-    this.flushImmediate = null;
-    this.dirty.clear();
+    this.writer.stop();
     for (const peer of this.peerMap.values()) {
       if (peer.retryTimer !== null) clearTimeout(peer.retryTimer);
       peer.retryTimer = null;
-      this.rejectCalls(
-        peer,
+      peer.rejectCalls(
         () => true,
         () => new LinkError("closed", "the inter-node link stopped"),
       );
@@ -516,7 +393,7 @@ export class NodeLink implements ConnectionOwner {
       "inter-node link up",
     );
     this.notifyPeer(node, true);
-    this.markDirty(peer);
+    this.writer.markDirty(peer);
   }
 
   /** ConnectionOwner: a frame after the handshake. WireError closes the connection. */
@@ -572,7 +449,7 @@ export class NodeLink implements ConnectionOwner {
     const peer = this.peerMap.get(conn.remote);
     if (peer === undefined || peer.conn !== conn) return;
     peer.blocked = false;
-    this.flushPeer(peer);
+    this.writer.flushPeer(peer);
   }
 
   /** ConnectionOwner: a connection closed (once per connection). */
@@ -595,7 +472,7 @@ export class NodeLink implements ConnectionOwner {
     if (peer.conn === conn) {
       peer.conn = null;
       peer.blocked = false;
-      this.dirty.delete(peer);
+      this.writer.forget(peer);
       peer.lastError = new LinkError(err.code, `link lost: ${err.message}`);
       if (err.code === "protocol_error") this.log.warn({ peer: peer.node, err: err.message }, "inter-node link closed");
       this.lost(peer, conn, err.message);
@@ -617,8 +494,7 @@ export class NodeLink implements ConnectionOwner {
     const repeated = peer.lastError !== null && peer.lastError.message === err.message;
     peer.lastError = err;
     const code = MISMATCH.has(err.code) ? err.code : "unreachable";
-    this.rejectCalls(
-      peer,
+    peer.rejectCalls(
       () => true,
       () => new LinkError(code, `${peer.node} is unreachable: ${err.message}`),
     );
@@ -642,8 +518,7 @@ export class NodeLink implements ConnectionOwner {
 
   /** The established connection `conn` of `peer` is gone. */
   private lost(peer: Peer, conn: Connection, why: string): void {
-    this.rejectCalls(
-      peer,
+    peer.rejectCalls(
       (t) => t.sentOn === conn,
       (method) => new LinkError("unreachable", `connection to ${peer.node} lost before ${method} replied (${why})`),
     );
@@ -656,11 +531,10 @@ export class NodeLink implements ConnectionOwner {
     if (this.peerMap.get(peer.node) === peer) this.peerMap.delete(peer.node);
     if (peer.retryTimer !== null) clearTimeout(peer.retryTimer);
     peer.retryTimer = null;
-    this.dirty.delete(peer);
+    this.writer.forget(peer);
     const { messages } = peer.queue.clear();
     this.counters.dropped += messages;
-    this.rejectCalls(
-      peer,
+    peer.rejectCalls(
       () => true,
       () => new LinkError(err.code, err.message),
     );
@@ -676,16 +550,6 @@ export class NodeLink implements ConnectionOwner {
     peer.retryTimer.unref();
   }
 
-  private rejectCalls(peer: Peer, which: (t: CallTicket) => boolean, err: (method: string) => LinkError): void {
-    for (const [id, p] of peer.pending) {
-      if (!which(p.ticket)) continue;
-      peer.pending.delete(id);
-      clearTimeout(p.timer);
-      p.ticket.cancelled = true;
-      p.reject(err(p.method));
-    }
-  }
-
   private notifyPeer(node: string, up: boolean): void {
     try {
       this.opts.onPeer?.(node, up);
@@ -696,94 +560,17 @@ export class NodeLink implements ConnectionOwner {
 
   /** Runs a call from `from` and queues the reply (in order with forwarded messages). */
   private answer(from: string, id: number, method: string, args: unknown): void {
-    const reply = (status: number, json: string): void => {
+    runCall(this.opts.onCall, from, method, args, (status, json) => {
       const peer = this.peerMap.get(from);
       if (this.stopped || peer === undefined || peer.conn === null) return; // the caller hears "unreachable"
       peer.queue.pushControl(encodeReply(id, status, json));
-      this.markDirty(peer);
-    };
-    const fail = (err: unknown): void => {
-      const e = err as { message?: unknown; code?: unknown };
-      const body: { message: string; code?: string } = { message: String(e?.message ?? err) };
-      if (typeof e?.code === "string") body.code = e.code;
-      reply(ReplyStatus.error, JSON.stringify(body));
-    };
-    Promise.resolve()
-      .then(() => this.opts.onCall(from, method, args))
-      .then((value) => {
-        let json: string;
-        try {
-          json = JSON.stringify(value === undefined ? null : value) ?? "null";
-        } catch (err) {
-          fail(new Error(`reply of ${method} is not JSON-able: ${(err as Error).message}`));
-          return;
-        }
-        reply(ReplyStatus.ok, json);
-      }, fail);
-  }
-
-  // ---- writing ---------------------------------------------------------------------------------
-
-  private markDirty(peer: Peer): void {
-    if (peer.conn === null || peer.blocked || peer.queue.empty) return;
-    this.dirty.add(peer);
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushImmediate === null && !this.stopped) this.flushImmediate = setImmediate(() => this.flushAll());
-  }
-
-  private flushAll(): void {
-    this.flushImmediate = null;
-    this.lastMsg = null;
-    for (const peer of this.dirty) this.flushPeer(peer);
-    this.dirty.clear();
-  }
-
-  /** Writes the peer's sealed frames (not the open batch) until the socket pushes back. */
-  private flushSealed(peer: Peer): void {
-    const conn = peer.conn;
-    if (conn === null || !conn.open) return;
-    while (peer.queue.hasSealed) {
-      const f = peer.queue.shift();
-      if (f === undefined) return;
-      if (f.call !== undefined) {
-        if (f.call.cancelled) continue;
-        f.call.sentOn = conn;
-      }
-      const ok = conn.send(f.buf);
-      this.counters.framesOut++;
-      this.counters.forwardedOut += f.msgs;
-      if (!ok) {
-        peer.blocked = true;
-        return;
-      }
-    }
-  }
-
-  /** Writes the peer's queue, open batch included, until it is empty or the socket pushes back. */
-  private flushPeer(peer: Peer): void {
-    if (peer.blocked) return;
-    peer.queue.seal();
-    this.flushSealed(peer);
+      this.writer.markDirty(peer);
+    });
   }
 
   // ---- keepalive -------------------------------------------------------------------------------
 
   private sweep(): void {
-    const now = Date.now();
-    for (const c of this.conns) {
-      if (c.probeSince !== 0 && c.lastRecv >= c.probeSince) c.probeSince = 0;
-      if (!c.open) {
-        if (now - c.startedAt > this.handshakeMs) c.fail("unreachable", `handshake with ${c.describe()} timed out`);
-      } else if (now - c.lastRecv > this.deadMs) {
-        c.fail("unreachable", `nothing from ${c.describe()} for ${now - c.lastRecv} ms`);
-      } else if (c.probeSince !== 0 && c.lastRecv < c.probeSince && now - c.probeSince > this.probeMs) {
-        c.fail("unreachable", `${c.describe()} redialed and the old connection does not answer`);
-      } else if (now - c.lastSent >= this.pingMs) {
-        c.send(PING);
-      }
-    }
+    sweepConnections(this.conns, Date.now(), this.timing);
   }
 }

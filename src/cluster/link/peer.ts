@@ -43,4 +43,15 @@ export class Peer {
   get configured(): boolean {
     return this.address !== "";
   }
+
+  /** Rejects (and cancels) the pending calls `which` selects with `err(method)`. */
+  rejectCalls(which: (t: CallTicket) => boolean, err: (method: string) => LinkError): void {
+    for (const [id, p] of this.pending) {
+      if (!which(p.ticket)) continue;
+      this.pending.delete(id);
+      clearTimeout(p.timer);
+      p.ticket.cancelled = true;
+      p.reject(err(p.method));
+    }
+  }
 }

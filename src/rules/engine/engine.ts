@@ -15,7 +15,6 @@ import { type Message, makeMessage, type NewMessage } from "../../broker/types.t
 import type { ClusterKeys } from "../../cluster/keys.ts";
 import { decodeSegment } from "../../cluster/keys.ts";
 import type { ClusterStore } from "../../cluster/store.ts";
-import { PRIORITY } from "../../hooks/priorities.ts";
 import type { Logger } from "../../telemetry/logger.ts";
 import { BUILTIN_ACTIONS } from "../actions/index.ts";
 import type { ActionDef, ActionEnv, ActionFn } from "../actions/types.ts";
@@ -26,6 +25,7 @@ import { webHookType } from "../resources/web-hook.ts";
 import { type CompiledRule, compileRule } from "../runtime/compile.ts";
 import type { Row } from "../runtime/values.ts";
 import * as C from "./context.ts";
+import { addEventHook } from "./event-hooks.ts";
 import { ActionMetrics, RuleMetrics } from "./metrics.ts";
 import { WorkQueue } from "./queue.ts";
 import type { StoredAction, StoredResource, StoredRule } from "./records.ts";
@@ -319,99 +319,10 @@ export class RuleEngine {
     }
     for (const k of want) {
       if (this.hooked.has(k)) continue;
-      if (this.addHook(k, `${ENGINE_PLUGIN}:${k}`)) this.hooked.add(k);
-    }
-  }
-
-  private addHook(k: EventKey, owner: string): boolean {
-    const h = this.o.broker.hooks;
-    const node = this.o.broker.nodeName;
-    const p = PRIORITY.rules;
-    switch (k) {
-      case "message.publish":
-        h.add("message.publish", this.onPublish, p, owner);
-        return true;
-      case "message.delivered":
-      case "message.acked":
-        h.add(
-          k,
-          (c, m) => {
-            if (!m.sys) this.fire(k, () => C.deliveredCtx(k, c, m, node));
-          },
-          p,
-          owner,
-        );
-        return true;
-      case "message.dropped":
-        h.add(
-          k,
-          (m, _by, reason) => {
-            if (!m.sys) this.fire(k, () => C.droppedCtx(m, reason, node));
-          },
-          p,
-          owner,
-        );
-        return true;
-      case "client.connected":
-        h.add(k, (c, i) => this.fire(k, () => C.connectedCtx(c, i, node)), p, owner);
-        return true;
-      case "client.disconnected":
-        h.add(k, (c, reason) => this.fire(k, () => C.disconnectedCtx(c, reason, node)), p, owner);
-        return true;
-      case "client.connack":
-        h.add(k, (c, rc) => this.fire(k, () => C.connackCtx(c, rc, node)), p, owner);
-        return true;
-      case "client.subscribe":
-        h.add(
-          k,
-          (c, filters) => {
-            const entries = C.subscribeEntries(filters);
-            this.fire(k, () => C.subscribeCtx(k, c, entries, node));
-            return undefined;
-          },
-          p,
-          owner,
-        );
-        return true;
-      case "client.unsubscribe":
-        h.add(
-          k,
-          (c, filters) => {
-            const entries = filters.map((f) => ({ topic: f, qos: 0 }));
-            this.fire(k, () => C.subscribeCtx(k, c, entries, node));
-            return undefined;
-          },
-          p,
-          owner,
-        );
-        return true;
-      case "session.subscribed":
-        h.add(k, (c, f, o) => this.fire(k, () => C.sessionSubCtx(k, c, f, o, node)), p, owner);
-        return true;
-      case "session.unsubscribed":
-        h.add(k, (c, f, o) => this.fire(k, () => C.sessionSubCtx(k, c, f, o, node)), p, owner);
-        return true;
-      case "delivery.dropped":
-        h.add(
-          k,
-          (c, m, reason) => {
-            if (!m.sys) this.fire(k, () => C.deliveryDroppedCtx(c, m, reason, node));
-          },
-          p,
-          owner,
-        );
-        return true;
-      case "client.check_acl_complete":
-        h.add(
-          k,
-          (c, action, topic, result, isCache) =>
-            this.fire(k, () => C.aclCompleteCtx(c, action, topic, result, isCache, node)),
-          p,
-          owner,
-        );
-        return true;
-      default:
-        return false;
+      const owner = `${ENGINE_PLUGIN}:${k}`;
+      if (addEventHook(hooks, k, owner, this.o.broker.nodeName, this.onPublish, (ev, b) => this.fire(ev, b))) {
+        this.hooked.add(k);
+      }
     }
   }
 

@@ -17,11 +17,11 @@ import type { BanKind, ClusterKeys } from "../cluster/keys.ts";
 import { decodeSegment } from "../cluster/keys.ts";
 import type { ClusterStore } from "../cluster/store.ts";
 import { decodeJson, encodeJson } from "../cluster/store-json.ts";
+import { StoreMirror } from "../cluster/store-mirror.ts";
 import { stop } from "../hooks/hooks.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
 import { RC } from "../mqtt/reason-codes.ts";
 import type { Logger } from "../telemetry/logger.ts";
-import { StoreMirror } from "./store-mirror.ts";
 
 export type { BanKind };
 export const BAN_KINDS: readonly BanKind[] = ["clientid", "username", "peerhost"];

@@ -12,6 +12,7 @@ import { type MetricName, type Metrics, metricIndex } from "../broker/metrics.ts
 import type { ClientInfo } from "../broker/types.ts";
 import type { ClusterKeys } from "../cluster/keys.ts";
 import type { ClusterStore } from "../cluster/store.ts";
+import { StoreMirror } from "../cluster/store-mirror.ts";
 import { ConfigError } from "../config/config-error.ts";
 import { SCHEMA } from "../config/schema.ts";
 import type { SchemaEntry } from "../config/schema-types.ts";
@@ -27,7 +28,6 @@ import {
   verifyCredential,
 } from "./credential-store.ts";
 import type { StoredHash } from "./password-hash.ts";
-import { StoreMirror } from "./store-mirror.ts";
 
 export interface CredentialProviderDeps {
   chain: AuthChain;

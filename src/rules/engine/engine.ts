@@ -8,13 +8,13 @@
 // fail the rule's actions (counted). Publish rules skip `$SYS` messages and messages that the
 // same rule republished (the chain of rule ids in `headers.rules_republished_by`).
 
-import { StoreMirror } from "../../auth/store-mirror.ts";
 import type { Broker } from "../../broker/broker.ts";
 import { metricIndex } from "../../broker/metrics.ts";
 import { type Message, makeMessage, type NewMessage } from "../../broker/types.ts";
 import type { ClusterKeys } from "../../cluster/keys.ts";
 import { decodeSegment } from "../../cluster/keys.ts";
 import type { ClusterStore } from "../../cluster/store.ts";
+import { StoreMirror } from "../../cluster/store-mirror.ts";
 import type { Logger } from "../../telemetry/logger.ts";
 import { BUILTIN_ACTIONS } from "../actions/index.ts";
 import type { ActionDef, ActionEnv, ActionFn } from "../actions/types.ts";

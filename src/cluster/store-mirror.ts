@@ -1,10 +1,11 @@
 // An in-memory copy of one key prefix of the cluster store, kept current by a watch: the CONNECT
-// path reads bans and credentials from here, never from the store. Range, then watch from the
+// path reads bans and credentials, and the rule engine its rules and resources, from such copies,
+// never from the store. Range, then watch from the
 // range's revision (nothing is missed); a watch whose history was compacted reads again. While the
 // store cannot be reached at start the mirror stays empty and retries; writes made on this node are
 // applied at once (`apply`), so a change is visible here before its watch event arrives.
 
-import type { ClusterStore, WatchEvent, WatchHandle } from "../cluster/store.ts";
+import type { ClusterStore, WatchEvent, WatchHandle } from "./store.ts";
 
 export interface MirrorLogger {
   warn(obj: object, msg?: string): void;

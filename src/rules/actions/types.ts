@@ -13,6 +13,11 @@ export interface ActionEnv {
   info(obj: object, msg: string): void;
   /** Publishes a message made by a rule (the loop guard is added from `ruleId`). */
   publish(m: NewMessage, ruleId: string): Message;
+  /**
+   * W3C trace context of the running action (`traceparent`, `tracestate`) when its message is
+   * traced, for outgoing requests; read it before the action's first await.
+   */
+  traceHeaders(): Record<string, string> | undefined;
 }
 
 export interface ActionContext {

@@ -80,6 +80,8 @@ export const dataToWebserverAction: ActionDef = {
     return async (data) => {
       const h: Record<string, string> = {};
       for (const [k, t] of headers) h[k] = t(data);
+      const trace = ctx.env.traceHeaders();
+      if (trace !== undefined) Object.assign(h, trace);
       await resourceOf(ctx).request({ method, path: path(data), headers: h, body: body(data) });
     };
   },
@@ -98,10 +100,12 @@ function renderObject(tmpl: unknown, data: Row): unknown {
 
 async function postJson(ctx: ActionContext, body: string): Promise<void> {
   const r = resourceOf(ctx);
+  const trace = ctx.env.traceHeaders();
   await r.request({
     method: r.cfg.method,
     path: "",
-    headers: { "content-type": "application/json" },
+    headers:
+      trace === undefined ? { "content-type": "application/json" } : { "content-type": "application/json", ...trace },
     body,
   });
 }

@@ -16,6 +16,7 @@ import { decodeSegment } from "../../cluster/keys.ts";
 import type { ClusterStore } from "../../cluster/store.ts";
 import { StoreMirror } from "../../cluster/store-mirror.ts";
 import type { Logger } from "../../telemetry/logger.ts";
+import type { Span, Tracing } from "../../telemetry/tracing.ts";
 import { BUILTIN_ACTIONS } from "../actions/index.ts";
 import type { ActionDef, ActionEnv, ActionFn } from "../actions/types.ts";
 import type { EventKey } from "../event-names.ts";
@@ -30,6 +31,7 @@ import { ActionMetrics, RuleMetrics } from "./metrics.ts";
 import { WorkQueue } from "./queue.ts";
 import type { StoredAction, StoredResource, StoredRule } from "./records.ts";
 import { RuleIndex } from "./rule-index.ts";
+import { RuleTracing } from "./rule-tracing.ts";
 
 export const ENGINE_PLUGIN = "svc_rule_engine";
 /** Message header: ids of the rules that republished this message (loop guard). */
@@ -81,6 +83,8 @@ export interface RuleEngineOptions {
   inflightLimit?: number;
   /** Period of resource health checks (default 10 s). */
   healthCheckMs?: number;
+  /** The node's tracing facade (`telemetry.tracing = on`): rule and action spans of traced messages. */
+  tracing?: Tracing | null;
 }
 
 export class RuleEngine {
@@ -111,6 +115,9 @@ export class RuleEngine {
   /** message.publish rules by topic for the current index (read-only arrays). */
   private topicRules = new Map<string, readonly LoadedRule[]>();
   private readonly env: ActionEnv;
+  private readonly tracer: RuleTracing | null;
+  /** While an action of a traced message runs (synchronously): its span. */
+  private actionSpan: Span | undefined;
 
   constructor(private readonly o: RuleEngineOptions) {
     for (const a of BUILTIN_ACTIONS) this.actions.set(a.name, a);
@@ -139,7 +146,14 @@ export class RuleEngine {
       nodeName: o.broker.nodeName,
       info: (obj, msg) => o.logger.info(obj, msg),
       publish: (m, ruleId) => this.republish(m, ruleId),
+      traceHeaders: () => {
+        const span = this.actionSpan;
+        if (span === undefined || this.tracer === null) return undefined;
+        const c = this.tracer.carrier(span);
+        return c.tracestate === undefined ? { traceparent: c.traceparent } : { ...c };
+      },
     };
+    this.tracer = o.tracing == null ? null : new RuleTracing(o.tracing, o.broker.nodeName);
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------
@@ -385,10 +399,12 @@ export class RuleEngine {
       this.o.logger.error({ err }, "rule event context failed");
       return;
     }
+    const tr = this.tracer;
     for (const r of w.rules) {
       const m = r.metrics;
       m.matched++;
       this.o.broker.metrics.inc(RULES_MATCHED);
+      const span = tr === null ? undefined : tr.rule(w.msg, r.id, "message.publish");
       let rows: Row[] | null;
       try {
         rows = r.compiled.evaluate(ctx);
@@ -396,10 +412,12 @@ export class RuleEngine {
         m.failed++;
         m.exception++;
         this.o.logger.debug({ rule: r.id, reason: (err as Error).message }, "rule evaluation failed");
+        if (span !== undefined) tr?.endRule(span, "failed", 0, err);
         continue;
       }
       if (rows === null) {
         m.no_result++;
+        if (span !== undefined) tr?.endRule(span, "no_result", 0);
         continue;
       }
       m.passed++;
@@ -410,12 +428,13 @@ export class RuleEngine {
         }
         // Synchronous actions (inspect, republish...) finish here without a promise; only an
         // action that answers with one (a web hook) continues asynchronously.
-        const pending = this.runActions(r, row, ctx, w.chain);
+        const pending = this.runActions(r, row, ctx, w.chain, span);
         if (pending !== undefined) {
           this.inflight++;
           void pending.finally(() => this.inflight--);
         }
       }
+      if (span !== undefined) tr?.endRule(span, "passed", rows.length);
     }
   }
 
@@ -425,20 +444,22 @@ export class RuleEngine {
     row: Row,
     ctx: Row,
     chain: readonly string[] | undefined,
+    span: Span | undefined,
   ): Promise<void> | undefined {
     const acts = r.actions;
     for (let i = 0; i < acts.length; i++) {
-      const ok = this.runAction(acts[i], row, ctx, chain, r.id);
-      if (ok instanceof Promise) return this.continueActions(r, row, ctx, chain, i, ok);
+      const ok = this.runAction(acts[i], row, ctx, chain, r.id, span);
+      if (ok instanceof Promise) return this.continueActions(r, row, ctx, chain, span, i, ok);
       if (ok) continue;
       for (let f = 0; f < acts[i].fallbacks.length; f++) {
-        const fb = this.runAction(acts[i].fallbacks[f], row, ctx, chain, r.id);
+        const fb = this.runAction(acts[i].fallbacks[f], row, ctx, chain, r.id, span);
         if (fb instanceof Promise)
           return this.continueActions(
             r,
             row,
             ctx,
             chain,
+            span,
             i,
             fb.then(() => false),
             f,
@@ -455,6 +476,7 @@ export class RuleEngine {
     row: Row,
     ctx: Row,
     chain: readonly string[] | undefined,
+    span: Span | undefined,
     i: number,
     first: Promise<boolean>,
     fallbacksDone = -1,
@@ -462,10 +484,10 @@ export class RuleEngine {
     const acts = r.actions;
     for (let k = i; k < acts.length; k++) {
       const a = acts[k];
-      const ok = k === i ? await first : await this.runAction(a, row, ctx, chain, r.id);
+      const ok = k === i ? await first : await this.runAction(a, row, ctx, chain, r.id, span);
       if (ok) continue;
       const from = k === i ? fallbacksDone + 1 : 0;
-      for (let f = from; f < a.fallbacks.length; f++) await this.runAction(a.fallbacks[f], row, ctx, chain, r.id);
+      for (let f = from; f < a.fallbacks.length; f++) await this.runAction(a.fallbacks[f], row, ctx, chain, r.id, span);
       if (r.record.on_action_failed === "stop") break;
     }
   }
@@ -477,32 +499,39 @@ export class RuleEngine {
     ctx: Row,
     chain: readonly string[] | undefined,
     rule: string,
+    ruleSpan: Span | undefined,
   ): boolean | Promise<boolean> {
     a.metrics.taken++;
+    const tr = this.tracer;
+    const span = ruleSpan === undefined || tr === null ? undefined : tr.action(ruleSpan, a.record.name, a.record.id);
     let out: void | Promise<void>;
     try {
-      if (a.fn === null) throw new Error(`action ${a.record.name} is not available`);
+      const fn = a.fn;
+      if (fn === null) throw new Error(`action ${a.record.name} is not available`);
       this.chain = chain;
       this.chainRule = rule;
+      this.actionSpan = span;
       try {
-        out = a.fn(row, ctx);
+        out = span === undefined ? fn(row, ctx) : (tr as RuleTracing).with(span, () => fn(row, ctx));
       } finally {
         this.chain = undefined;
         this.chainRule = undefined;
+        this.actionSpan = undefined;
       }
     } catch (err) {
-      return this.settle(a, false, err);
+      return this.settle(a, false, err, span);
     }
     if (out instanceof Promise) {
       return out.then(
-        () => this.settle(a, true, null),
-        (err: unknown) => this.settle(a, false, err),
+        () => this.settle(a, true, null, span),
+        (err: unknown) => this.settle(a, false, err, span),
       );
     }
-    return this.settle(a, true, null);
+    return this.settle(a, true, null, span);
   }
 
-  private settle(a: LoadedAction, ok: boolean, err: unknown): boolean {
+  private settle(a: LoadedAction, ok: boolean, err: unknown, span?: Span): boolean {
+    if (span !== undefined) this.tracer?.endAction(span, ok, err);
     if (!ok) this.o.logger.debug({ action: a.record.id, reason: (err as Error)?.message }, "rule action failed");
     this.count(a, ok);
     const res = a.record.params.$resource;

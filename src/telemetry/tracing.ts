@@ -7,7 +7,7 @@
 // headers (`traceparent`/`tracestate`), HTTP headers for the API. The parsing is done here (not by
 // the global propagator) so that several nodes in one process never share propagation state.
 
-import type { Attributes, Context, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, HrTime, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
 
 export type OtelApi = typeof import("@opentelemetry/api");
 
@@ -48,9 +48,6 @@ export function logFields(): Record<string, string> {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
-/** A parsed parent (from parentOf()): for starting many children of one parent without parsing again. */
-export type TraceParent = Context;
-
 export type SpanKindName = "internal" | "server" | "client" | "producer" | "consumer";
 
 export interface StartOptions {
@@ -80,6 +77,83 @@ export interface SamplingHint {
  */
 export const PRESAMPLED: symbol = Symbol.for("svc.tracing.presampled");
 
+/**
+ * Where the facade hands spans it records without the SDK's Span class (deliver and ack spans, made
+ * per subscriber and ended at once): main.ts passes the provider's span processors (`onEnd`), its
+ * resource and the instrumentation scope. The objects have the SDK's ReadableSpan shape, so every
+ * processor and exporter takes them as any other finished span.
+ */
+export interface SpanRecorder {
+  readonly resource: unknown;
+  readonly scope: { name: string; version?: string };
+  record(span: RecordedSpan): void;
+}
+
+const NO_EVENTS: readonly never[] = Object.freeze([]);
+const STATUS_UNSET = Object.freeze({ code: 0 });
+const ZERO_DURATION: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
+
+/** A finished span of zero duration in the SDK's ReadableSpan shape (see SpanRecorder). */
+export class RecordedSpan {
+  readonly ended = true;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+
+  constructor(
+    readonly name: string,
+    readonly kind: number,
+    private readonly context: SpanContext,
+    readonly parentSpanContext: SpanContext,
+    readonly startTime: HrTime,
+    readonly attributes: Attributes,
+    readonly resource: unknown,
+    readonly instrumentationScope: { name: string; version?: string },
+  ) {}
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+  get endTime(): HrTime {
+    return this.startTime;
+  }
+  get duration(): HrTime {
+    return ZERO_DURATION;
+  }
+  get status(): { code: number } {
+    return STATUS_UNSET;
+  }
+  get events(): readonly never[] {
+    return NO_EVENTS;
+  }
+  get links(): readonly never[] {
+    return NO_EVENTS;
+  }
+}
+
+/**
+ * A span id: 64 random bits as 16 hex digits, from Math.random as the SDK's own id generator does
+ * (ids need uniqueness, not secrecy); never all zeros.
+ */
+function newSpanId(): string {
+  const hi = (Math.random() * 0x100000000) >>> 0;
+  const lo = ((Math.random() * 0x100000000) >>> 0) || (hi === 0 ? 1 : 0);
+  return hex8(hi) + hex8(lo);
+}
+
+function hex8(n: number): string {
+  const s = n.toString(16);
+  return s.length === 8 ? s : "00000000".slice(s.length) + s;
+}
+
+const TIME_ORIGIN = performance.timeOrigin;
+
+function hrNow(): HrTime {
+  const ms = TIME_ORIGIN + performance.now();
+  const s = Math.trunc(ms / 1000);
+  return [s, Math.min(999_999_999, Math.trunc((ms - s * 1000) * 1e6))];
+}
+
 /** One node's tracer with the few operations the broker, the cluster and the API need. */
 export class Tracing {
   /** The root context with the PRESAMPLED mark (one object, made once). */
@@ -94,6 +168,8 @@ export class Tracing {
     readonly maxDeliverSpans: number,
     /** The configured sampler's decisions as the facade can take them; null: always ask the SDK. */
     private readonly sampling: SamplingHint | null = null,
+    /** Where recordChild() hands its spans; null: it makes SDK spans. */
+    private readonly recorder: SpanRecorder | null = null,
   ) {
     this.presampledRoot = otel.ROOT_CONTEXT.setValue(PRESAMPLED, true);
     const only = (k: SpanKindName): SpanOptions => ({ kind: this.kind(k) });
@@ -175,18 +251,39 @@ export class Tracing {
     return this.tracer.startSpan(name, this.spanOptions(o), this.parentContext(o.parent));
   }
 
-  /** The parent context of a carrier (parsed once), undefined when the carrier is invalid. */
-  parentOf(c: TraceCarrier): TraceParent | undefined {
-    const sc = this.parse(c);
-    return sc === undefined ? undefined : this.otel.trace.setSpanContext(this.otel.ROOT_CONTEXT, sc);
+  /**
+   * Records a finished, zero-length child of a sampled `parent` (a span context from contextOf())
+   * with `attributes` and answers its span context; undefined when the sampler drops it. With a
+   * recorder and a parent-based sampler (the default) no SDK span is made: the hot-path form for
+   * per-subscriber spans.
+   */
+  recordChild(name: string, parent: SpanContext, kind: SpanKindName, attributes: Attributes): SpanContext | undefined {
+    const r = this.recorder;
+    if (r !== null && this.sampling?.parentBased === true) {
+      if ((parent.traceFlags & 1) === 0) return undefined;
+      const sc: SpanContext = { traceId: parent.traceId, spanId: newSpanId(), traceFlags: 1, isRemote: false };
+      if (parent.traceState !== undefined) sc.traceState = parent.traceState;
+      r.record(new RecordedSpan(name, this.kind(kind), sc, parent, hrNow(), attributes, r.resource, r.scope));
+      return sc;
+    }
+    const ctx = this.otel.trace.setSpanContext(this.otel.ROOT_CONTEXT, parent);
+    const span = this.tracer.startSpan(name, this.kindOnly[kind], ctx);
+    if (!span.isRecording()) return undefined;
+    span.setAttributes(attributes);
+    span.end();
+    return span.spanContext();
   }
 
-  /**
-   * Starts a child of `parent` (from parentOf()) with no attributes at start: set them on the span
-   * (setAttributes skips the SDK's sanitizing copies of start-time attributes).
-   */
-  startChild(name: string, parent: TraceParent, kind?: SpanKindName): Span {
-    return this.tracer.startSpan(name, this.kindOnly[kind ?? "internal"], parent);
+  /** The span context of a carrier, undefined when it is invalid. */
+  contextOf(c: TraceCarrier): SpanContext | undefined {
+    return this.parse(c);
+  }
+
+  /** The carrier of a span context (W3C traceparent, and tracestate when there is one). */
+  carrierOfContext(sc: SpanContext): TraceCarrier {
+    const tp = `00-${sc.traceId}-${sc.spanId}-${sc.traceFlags & 1 ? "01" : "00"}`;
+    const ts = sc.traceState?.serialize();
+    return ts === undefined || ts === "" ? { traceparent: tp } : { traceparent: tp, tracestate: ts };
   }
 
   /** Runs `fn` with `span` active (log lines and child spans see it). */

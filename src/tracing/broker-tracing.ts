@@ -14,17 +14,12 @@
 // the inter-node link carries as JSON. A publish the sampler drops is routed untraced (no headers,
 // shared PUBLISH bytes), so sampling 1% costs little more than tracing off.
 
+import type { SpanContext } from "@opentelemetry/api";
 import type { Broker } from "../broker/broker.ts";
 import type { TracingPort } from "../broker/ports.ts";
 import type { ClientInfo, Message, QoS } from "../broker/types.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
-import {
-  MESSAGING_SYSTEM,
-  type Span,
-  type TraceCarrier,
-  type TraceParent,
-  type Tracing,
-} from "../telemetry/tracing.ts";
+import { MESSAGING_SYSTEM, type Span, type TraceCarrier, type Tracing } from "../telemetry/tracing.ts";
 
 const OWNER = "tracing";
 
@@ -35,11 +30,11 @@ interface DeliverState {
   /** Deliver spans made so far. */
   n: number;
   carrier: TraceCarrier;
-  parent: TraceParent | undefined;
+  parent: SpanContext | undefined;
   name: string;
   attrs: Record<string, string | number | boolean>;
   /** Traced QoS 1/2 deliveries awaiting their acknowledgement, per client id. */
-  acks?: Map<string, { parent: TraceParent; qos: QoS }>;
+  acks?: Map<string, { parent: SpanContext; qos: QoS }>;
 }
 
 type TracedHeaders = Record<string, unknown> & { [STATE]?: DeliverState };
@@ -162,7 +157,7 @@ export class BrokerTracing implements TracingPort {
       st = {
         n: 0,
         carrier,
-        parent: this.t.parentOf(carrier),
+        parent: this.t.contextOf(carrier),
         name: `deliver ${msg.topic}`,
         attrs: { ...this.attrs(msg, "deliver"), "messaging.operation.type": "send" },
       };
@@ -173,16 +168,15 @@ export class BrokerTracing implements TracingPort {
     // from the publish span.
     if (st.n >= this.t.maxDeliverSpans || st.parent === undefined) return { ...st.carrier };
     st.n++;
-    const span = this.t.startChild(st.name, st.parent, "producer");
-    span.setAttributes(st.attrs).setAttribute("messaging.consumer.id", clientId).setAttribute("svc.delivery.qos", qos);
-    span.end();
-    const c = this.t.carrier(span);
+    const attrs = { ...st.attrs, "messaging.consumer.id": clientId, "svc.delivery.qos": qos };
+    const sc = this.t.recordChild(st.name, st.parent, "producer", attrs);
+    if (sc === undefined) return { ...st.carrier };
     // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
-    if (qos > 0) {
-      const parent = this.t.parentOf(c);
-      if (parent !== undefined) (st.acks ??= new Map()).set(clientId, { parent, qos });
-    }
-    return { ...c };
+    if (qos > 0) (st.acks ??= new Map()).set(clientId, { parent: sc, qos });
+    const c = this.t.carrierOfContext(sc);
+    return c.tracestate === undefined
+      ? { traceparent: c.traceparent }
+      : { traceparent: c.traceparent, tracestate: c.tracestate };
   }
 
   /** PUBACK (QoS 1) or PUBCOMP (QoS 2) of a traced delivery: an `ack` span under its deliver span. */
@@ -191,14 +185,13 @@ export class BrokerTracing implements TracingPort {
     const d = st?.acks?.get(c.clientId);
     if (st === undefined || d === undefined) return;
     st.acks?.delete(c.clientId);
-    const span = this.t.startChild(`ack ${msg.topic}`, d.parent, "consumer");
-    span
-      .setAttributes(this.attrs(msg, "ack"))
-      .setAttribute("messaging.operation.type", "settle")
-      .setAttribute("messaging.consumer.id", c.clientId)
-      .setAttribute("svc.delivery.qos", d.qos)
-      .setAttribute("mqtt.ack.packet", d.qos === 1 ? "PUBACK" : "PUBCOMP");
-    span.end();
+    this.t.recordChild(`ack ${msg.topic}`, d.parent, "consumer", {
+      ...this.attrs(msg, "ack"),
+      "messaging.operation.type": "settle",
+      "messaging.consumer.id": c.clientId,
+      "svc.delivery.qos": d.qos,
+      "mqtt.ack.packet": d.qos === 1 ? "PUBACK" : "PUBCOMP",
+    });
   }
 
   private onConnect(c: ClientInfo, props: Record<string, unknown> | undefined): void {

@@ -129,16 +129,27 @@ describe("tracing on", () => {
   it("a QoS 2 delivery's PUBCOMP makes an ack span under its deliver span", async () => {
     const sub = await connect("tr-sub-q2");
     await sub.subscribeAsync("tr3/x", { qos: 2 });
-    let n = 0;
-    sub.on("message", () => n++);
+    const got: { up: Record<string, unknown>; payload: string }[] = [];
+    sub.on("message", (_t, payload, packet) =>
+      got.push({ up: (packet.properties?.userProperties ?? {}) as Record<string, unknown>, payload: String(payload) }),
+    );
     const pub = await connect("tr-pub-q2");
-    await pub.publishAsync("tr3/x", "a", { qos: 2 });
-    await until(() => n === 1, "delivery");
-    await until(() => named("ack tr3/x").length === 1, "ack span");
-    const d = named("deliver tr3/x")[0];
-    const a = named("ack tr3/x")[0];
-    expect(a.parentSpanContext?.spanId).toBe(d.spanContext().spanId);
-    expect(a.attributes["mqtt.ack.packet"]).toBe("PUBCOMP");
+    // Two messages: each delivery's bytes come from one template per message with its own
+    // traceparent and packet id written in.
+    await pub.publishAsync("tr3/x", "a", { qos: 2, properties: { userProperties: { app: "z" } } });
+    await pub.publishAsync("tr3/x", "b", { qos: 2 });
+    await until(() => got.length === 2, "deliveries");
+    await until(() => named("ack tr3/x").length === 2, "ack spans");
+    const ds = named("deliver tr3/x");
+    const acks = named("ack tr3/x");
+    for (const a of acks) {
+      expect(ds.map((d) => d.spanContext().spanId)).toContain(a.parentSpanContext?.spanId);
+      expect(a.attributes["mqtt.ack.packet"]).toBe("PUBCOMP");
+    }
+    expect(got.map((g) => g.payload)).toEqual(["a", "b"]);
+    expect(got[0].up.app).toBe("z");
+    const sent = new Set(got.map((g) => String(g.up.traceparent).split("-")[2]));
+    expect(sent).toEqual(new Set(ds.map((d) => d.spanContext().spanId)));
   });
 
   it("records at most telemetry.max_deliver_spans deliver spans per message; the rest continue the publish span", async () => {

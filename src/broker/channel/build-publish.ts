@@ -36,6 +36,12 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
     if (d.qos === 0) return fits(ch, tpl);
     return fits(ch, withPacketId(tpl, pid, dup));
   }
+  if (trace !== null && d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null) {
+    const tp = trace.traceparent;
+    const bytes =
+      tp?.length === TP_LEN && trace.tracestate === undefined ? tracedBytes(ch, msg, d, pid, dup, retain, tp) : null;
+    if (bytes !== null) return fits(ch, bytes);
+  }
   newAlias = null;
   const bytes = fits(ch, serialize(ch, msg, d, pid, dup, retain, trace));
   // A mapping the client never received must not be relied on later [MQTT-3.3.2-12].
@@ -43,16 +49,63 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
   return bytes;
 }
 
-/** Copies a QoS 1/2 PUBLISH template and writes the packet id after the topic [MQTT-2.2.1]. */
-function withPacketId(tpl: Buffer, pid: number, dup: boolean): Buffer {
+/** Offset of the packet id (QoS 1/2) or of what follows the topic (QoS 0) in a PUBLISH. */
+function afterTopic(tpl: Buffer): number {
   let i = 1;
   while ((tpl[i] & 0x80) !== 0) i++;
   const topicAt = i + 1;
-  const pidAt = topicAt + 2 + tpl.readUInt16BE(topicAt);
+  return topicAt + 2 + tpl.readUInt16BE(topicAt);
+}
+
+/** Copies a QoS 1/2 PUBLISH template and writes the packet id after the topic [MQTT-2.2.1]. */
+function withPacketId(tpl: Buffer, pid: number, dup: boolean): Buffer {
   const out = Buffer.allocUnsafe(tpl.length);
   tpl.copy(out);
-  out.writeUInt16BE(pid, pidAt);
+  out.writeUInt16BE(pid, afterTopic(tpl));
   if (dup) out[0] |= 0x08;
+  return out;
+}
+
+/** Length of a version 00 W3C traceparent: `00-<32 hex>-<16 hex>-<2 hex>`. */
+const TP_LEN = 55;
+const TP_PLACEHOLDER = `00-${"0".repeat(32)}-${"0".repeat(16)}-00`;
+const TP_BYTES = Buffer.from(TP_PLACEHOLDER, "latin1");
+
+/**
+ * Traced 5.0 PUBLISH bytes per message and shape, with a placeholder traceparent user property
+ * (always 55 characters) and its offset: each delivery copies the template and writes its deliver
+ * span's traceparent (and packet id) in place instead of serializing again.
+ */
+const TRACED = Symbol("traced-publish-bytes");
+type TracedTemplate = { bytes: Buffer; at: number };
+type TracedCached = Message & { [TRACED]?: (TracedTemplate | undefined)[] };
+
+function tracedBytes(
+  ch: Channel,
+  msg: Message,
+  d: Delivery,
+  pid: number,
+  dup: boolean,
+  retain: boolean,
+  traceparent: string,
+): Buffer | null {
+  const slot = d.qos * 2 + (retain ? 1 : 0);
+  const cache = ((msg as TracedCached)[TRACED] ??= []);
+  let tpl = cache[slot];
+  if (tpl === undefined) {
+    const bytes = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain, { traceparent: TP_PLACEHOLDER });
+    // The properties follow the topic (and packet id); the placeholder is the last user property.
+    tpl = { bytes, at: bytes.indexOf(TP_BYTES, afterTopic(bytes)) };
+    cache[slot] = tpl;
+  }
+  if (tpl.at < 0) return null;
+  const out = Buffer.allocUnsafe(tpl.bytes.length);
+  tpl.bytes.copy(out);
+  out.write(traceparent, tpl.at, TP_LEN, "latin1");
+  if (d.qos > 0) {
+    out.writeUInt16BE(pid, afterTopic(out));
+    if (dup) out[0] |= 0x08;
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 // serialized once per message and protocol shape; subscribers share those bytes.
 
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
+import { encodePublish, type PublishFields } from "../../mqtt/publish-encoder.ts";
 import type { Delivery } from "../session/delivery.ts";
 import type { Message } from "../types.ts";
 import type { Channel } from "./channel.ts";
@@ -161,5 +162,14 @@ function serialize(
       break;
     }
   }
-  return mqttPacket.generate(packet, { protocolVersion: ch.protoVer });
+  const fields: PublishFields = {
+    topic: packet.topic as string,
+    payload: msg.payload,
+    qos: d.qos,
+    retain,
+    dup,
+    pid,
+    properties: packet.properties as Record<string, unknown> | undefined,
+  };
+  return encodePublish(fields, ch.protoVer === 5) ?? mqttPacket.generate(packet, { protocolVersion: ch.protoVer });
 }

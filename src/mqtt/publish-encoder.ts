@@ -1,0 +1,202 @@
+// PUBLISH serialization for the message path (MQTT 3.1.1 section 3.3, 5.0 section 3.3): one size
+// computation, one buffer, no stream or intermediate objects. Writes the same bytes as mqtt-packet
+// (properties in the object's key order; the property test holds it to that), for the properties
+// a PUBLISH may carry; anything else answers null and the caller falls back to mqtt-packet.
+
+export interface PublishFields {
+  topic: string;
+  payload: Buffer;
+  qos: number;
+  retain: boolean;
+  dup: boolean;
+  /** Packet identifier (QoS 1/2). */
+  pid: number;
+  /** MQTT 5.0 properties by mqtt-packet's names (ignored for 3.x). */
+  properties?: Readonly<Record<string, unknown>>;
+}
+
+const PFI = 0x01;
+const EXPIRY = 0x02;
+const CONTENT_TYPE = 0x03;
+const RESPONSE_TOPIC = 0x08;
+const CORRELATION = 0x09;
+const SUB_ID = 0x0b;
+const TOPIC_ALIAS = 0x23;
+const USER_PROPERTY = 0x26;
+
+function varLen(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : 4;
+}
+
+function writeVar(buf: Buffer, at: number, n: number): number {
+  let x = n;
+  do {
+    let b = x & 0x7f;
+    x >>>= 7;
+    if (x > 0) b |= 0x80;
+    buf[at++] = b;
+  } while (x > 0);
+  return at;
+}
+
+function writeStr(buf: Buffer, at: number, s: string, len: number): number {
+  buf.writeUInt16BE(len, at);
+  if (len > 0) buf.write(s, at + 2, len, "utf8");
+  return at + 2 + len;
+}
+
+function isInt(v: unknown, max: number): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= max;
+}
+
+/** Byte length of the properties, -1 when one cannot be written here. */
+function propsLength(props: Readonly<Record<string, unknown>>): number {
+  let n = 0;
+  for (const k in props) {
+    const v = props[k];
+    if (v === undefined) continue;
+    switch (k) {
+      case "payloadFormatIndicator":
+        if (typeof v !== "boolean") return -1;
+        n += 2;
+        break;
+      case "messageExpiryInterval":
+        if (!isInt(v, 0xffffffff)) return -1;
+        n += 5;
+        break;
+      case "topicAlias":
+        if (!isInt(v, 0xffff)) return -1;
+        n += 3;
+        break;
+      case "responseTopic":
+      case "contentType":
+        if (typeof v !== "string") return -1;
+        n += 3 + Buffer.byteLength(v);
+        break;
+      case "correlationData":
+        if (!Buffer.isBuffer(v)) return -1;
+        n += 3 + v.length;
+        break;
+      case "subscriptionIdentifier":
+        if (Array.isArray(v)) {
+          for (const id of v) {
+            if (!isInt(id, 0x0fffffff)) return -1;
+            n += 1 + varLen(id);
+          }
+        } else {
+          if (!isInt(v, 0x0fffffff)) return -1;
+          n += 1 + varLen(v);
+        }
+        break;
+      case "userProperties": {
+        if (typeof v !== "object" || v === null) return -1;
+        const up = v as Record<string, unknown>;
+        for (const name of Object.getOwnPropertyNames(up)) {
+          const value = up[name];
+          const kl = Buffer.byteLength(name);
+          if (Array.isArray(value)) {
+            for (const x of value) {
+              if (typeof x !== "string") return -1;
+              n += 5 + kl + Buffer.byteLength(x);
+            }
+          } else if (typeof value === "string") n += 5 + kl + Buffer.byteLength(value);
+          else return -1;
+        }
+        break;
+      }
+      default:
+        return -1;
+    }
+  }
+  return n;
+}
+
+function writeProps(buf: Buffer, at: number, props: Readonly<Record<string, unknown>>): number {
+  let i = at;
+  for (const k in props) {
+    const v = props[k];
+    if (v === undefined) continue;
+    switch (k) {
+      case "payloadFormatIndicator":
+        buf[i++] = PFI;
+        buf[i++] = v ? 1 : 0;
+        break;
+      case "messageExpiryInterval":
+        buf[i++] = EXPIRY;
+        buf.writeUInt32BE(v as number, i);
+        i += 4;
+        break;
+      case "topicAlias":
+        buf[i++] = TOPIC_ALIAS;
+        buf.writeUInt16BE(v as number, i);
+        i += 2;
+        break;
+      case "responseTopic":
+      case "contentType": {
+        buf[i++] = k === "responseTopic" ? RESPONSE_TOPIC : CONTENT_TYPE;
+        const s = v as string;
+        i = writeStr(buf, i, s, Buffer.byteLength(s));
+        break;
+      }
+      case "correlationData": {
+        const b = v as Buffer;
+        buf[i++] = CORRELATION;
+        buf.writeUInt16BE(b.length, i);
+        b.copy(buf, i + 2);
+        i += 2 + b.length;
+        break;
+      }
+      case "subscriptionIdentifier":
+        for (const id of Array.isArray(v) ? (v as number[]) : [v as number]) {
+          buf[i++] = SUB_ID;
+          i = writeVar(buf, i, id);
+        }
+        break;
+      case "userProperties": {
+        const up = v as Record<string, string | string[]>;
+        for (const name of Object.getOwnPropertyNames(up)) {
+          const value = up[name];
+          const kl = Buffer.byteLength(name);
+          for (const x of Array.isArray(value) ? value : [value]) {
+            buf[i++] = USER_PROPERTY;
+            i = writeStr(buf, i, name, kl);
+            i = writeStr(buf, i, x, Buffer.byteLength(x));
+          }
+        }
+        break;
+      }
+    }
+  }
+  return i;
+}
+
+/**
+ * The PUBLISH packet's bytes; with `headerOnly`, everything before the payload (the remaining
+ * length still counts the payload, which the caller writes right after). Null when a 5.0 property
+ * is not one a PUBLISH carries or has a value of the wrong type.
+ */
+export function encodePublish(p: PublishFields, v5: boolean, headerOnly = false): Buffer | null {
+  const topicLen = Buffer.byteLength(p.topic);
+  let propsLen = 0;
+  if (v5 && p.properties !== undefined) {
+    propsLen = propsLength(p.properties);
+    if (propsLen < 0) return null;
+  }
+  const remaining = 2 + topicLen + (p.qos > 0 ? 2 : 0) + (v5 ? varLen(propsLen) + propsLen : 0) + p.payload.length;
+  if (remaining > 268_435_455) return null;
+  const headerLen = 1 + varLen(remaining) + remaining - p.payload.length;
+  const buf = Buffer.allocUnsafe(headerOnly ? headerLen : headerLen + p.payload.length);
+  buf[0] = 0x30 | (p.dup ? 0x08 : 0) | (p.qos << 1) | (p.retain ? 0x01 : 0);
+  let i = writeVar(buf, 1, remaining);
+  i = writeStr(buf, i, p.topic, topicLen);
+  if (p.qos > 0) {
+    buf.writeUInt16BE(p.pid, i);
+    i += 2;
+  }
+  if (v5) {
+    i = writeVar(buf, i, propsLen);
+    if (propsLen > 0) i = writeProps(buf, i, p.properties as Record<string, unknown>);
+  }
+  if (!headerOnly) p.payload.copy(buf, i);
+  return buf;
+}

@@ -13,7 +13,7 @@ import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { awaitRoutes, ETCD_INSTALL_HINT, etcdPath, NODE_NAMES, startCluster } from "./cluster.js";
-import { ALL_PEERS, brokerVersions, mosquittoPath, startBroker } from "./peers/brokers.js";
+import { ALL_PEERS, brokerVersions, mosquittoPath, startBroker, TRACING_PEERS } from "./peers/brokers.js";
 import {
   canRaiseNofile,
   cpuMs,
@@ -37,7 +37,9 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
   --qos 0,1,2       QoS levels (default: all; with --qos, scenarios without a QoS
                     (conn-rate, memory) run only when named in --only)
   --peers A,B       brokers, in run order (default: svc,aedes,mosquitto; mosquitto only
-                    when on PATH)
+                    when on PATH); also svc-trace1 and svc-trace100: svc with tracing on,
+                    sampling 1% or 100%, exporting OTLP to a sink in the bench (the cost of
+                    tracing end to end: the "svc vs svc-traceN" ratio)
   --full            also measure memory with 100,000 idle connections (needs ulimit -n
                     above 100,000 for the broker)
   --out FILE        JSON lines output (default bench/results/latest.jsonl)
@@ -95,8 +97,8 @@ const profDir = opt("prof", "") ? resolve(opt("prof")) : "";
 let peers = list(opt("peers"));
 if (peers.length === 0) peers = ALL_PEERS.filter((p) => p !== "mosquitto" || mosquittoPath());
 for (const p of peers) {
-  if (!ALL_PEERS.includes(p)) {
-    console.error(`bench: unknown peer ${p} (known: ${ALL_PEERS.join(", ")})`);
+  if (!ALL_PEERS.includes(p) && !(p in TRACING_PEERS)) {
+    console.error(`bench: unknown peer ${p} (known: ${[...ALL_PEERS, ...Object.keys(TRACING_PEERS)].join(", ")})`);
     process.exit(2);
   }
 }
@@ -644,7 +646,7 @@ async function runOne(s, peer) {
   const live = { broker: null, stop: null };
   try {
     if (s.kind !== "cluster") {
-      broker = await startBroker(peer, { dir, connScenario: conn, nofile, profDir: peer === "svc" ? profDir : "" });
+      broker = await startBroker(peer, { dir, connScenario: conn, nofile, profDir: peer.startsWith("svc") ? profDir : "" });
     }
     // The cluster scenario runs the flow twice (one node, then two) and starts etcd and 3 brokers.
     const limitMs = s.kind === "cluster" ? 2 * duration + 240000 : duration + 120000 + (conn ? s.count * 10 : 0);

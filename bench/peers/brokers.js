@@ -16,6 +16,14 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ALL_PEERS = ["svc", "aedes", "mosquitto"];
 
 /**
+ * svc with `telemetry.tracing = on`, named in --peers only (never by default): the OTLP/HTTP
+ * protobuf exporter sends to a sink in the bench process that answers 200 (spans really built,
+ * batched, encoded and sent), with OTEL_TRACES_SAMPLER=parentbased_traceidratio at this ratio. The
+ * table's "svc vs svc-traceN" ratio is then the throughput without tracing over the one with it.
+ */
+export const TRACING_PEERS = { "svc-trace1": 0.01, "svc-trace100": 1 };
+
+/**
  * svc settings the bench changes, besides the listener address and data dir (listeners other than
  * MQTT/TCP, the management API and the dashboard are switched off so that no fixed port is bound):
  * - zone.external.max_mqueue_len = 10000 (default 1000): the same queue bound as Mosquitto's
@@ -106,6 +114,7 @@ function tail(s) {
  */
 export async function startBroker(name, { dir, connScenario = false, nofile = 4096, profDir = "", settings = {} }) {
   if (name === "svc") return startSvc({ dir, connScenario, nofile, profDir, extra: settings });
+  if (name in TRACING_PEERS) return startTracedSvc(name, TRACING_PEERS[name], { dir, connScenario, nofile, profDir });
   if (name === "aedes") return startAedes({ nofile });
   if (name === "mosquitto") return startMosquitto({ dir, nofile });
   throw new Error(`unknown broker ${name}`);
@@ -146,7 +155,56 @@ function handle(name, child, port) {
   return { name, pid: child.pid, port, child, stop: () => stopChild(child, 5000) };
 }
 
-async function startSvc({ dir, connScenario, nofile, profDir, extra }) {
+/** An OTLP/HTTP receiver that accepts every export (and counts the bytes it was sent). */
+async function otlpSink() {
+  const http = await import("node:http");
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on("data", (d) => {
+      bytes += d.length;
+    });
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/x-protobuf" });
+      res.end();
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: server.address().port,
+    bytes: () => bytes,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+async function startTracedSvc(name, ratio, { dir, connScenario, nofile, profDir }) {
+  const sink = await otlpSink();
+  const env = {
+    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+    OTEL_TRACES_SAMPLER_ARG: String(ratio),
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`,
+  };
+  try {
+    const h = await startSvc({ dir, connScenario, nofile, profDir, extra: { "telemetry.tracing": "on" }, env });
+    return {
+      ...h,
+      name,
+      stop: async () => {
+        await h.stop();
+        await sink.close();
+      },
+    };
+  } catch (err) {
+    await sink.close();
+    throw err;
+  }
+}
+
+async function startSvc({ dir, connScenario, nofile, profDir, extra, env: more = {} }) {
   if (!existsSync(join(ROOT, "dist", "cli", "svc.js"))) throw new Error("svc is not built: run `npm run build` first");
   const conf = join(dir, "svc.conf");
   writeFileSync(conf, "# bench: defaults only; overrides on the command line\n");
@@ -173,7 +231,10 @@ async function startSvc({ dir, connScenario, nofile, profDir, extra }) {
     ...Object.entries(settings).flatMap(([k, v]) => ["--set", `${k}=${v}`]),
   ];
   // No SVC_* variable of the caller's environment leaks into the broker.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SVC_")));
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SVC_") && !k.startsWith("OTEL_"))),
+    ...more,
+  };
   const child = spawnWithNofile(process.execPath, args, nofile, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   const port = await waitForOutput(
     child,

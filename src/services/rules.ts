@@ -1,8 +1,10 @@
 // Rules, actions, resource types and resources for the API and CLI (spec 000 §2 and §4,
 // emqx-facts §1.4 and §2): validation, ids (`rule:<8 hex>`, `resource:<8 hex>`, or the first
-// variant's `<name>:<number>` and `<type>:<name>`), the views in the spec's shapes with this
-// node's metrics and liveness, the rule test and the event catalogue. The runtime is the rule
-// engine's (src/rules/engine); records go to the cluster store through it.
+// variant's `<name>:<number>` and `<type>:<name>`), the views in the spec's shapes with the
+// metrics and liveness of every running node (one entry per node, gathered through the cluster
+// calls `mgmt.ruleMetrics` and `mgmt.resourceAlive`; a node that does not answer is left out), the
+// rule test and the event catalogue. The runtime is the rule engine's (src/rules/engine); records
+// go to the cluster store through it.
 
 import { randomBytes } from "node:crypto";
 import { matchTopic } from "../mqtt/topic.ts";
@@ -19,6 +21,16 @@ import {
   withDefaults,
 } from "../rules/engine/records.ts";
 import { compileRule, eventsOfSource, RULE_EVENTS, type RuleTestResult, ruleTest, SqlError } from "../rules/index.ts";
+import { type ClusterCalls, fromEvery, LocalCalls } from "./cluster-calls.ts";
+
+type ActionMetricsView = { node: string; success: number; failed: number; taken: number };
+/** One node's metrics of some rules: per rule, its own and its actions' (fallbacks included). */
+type NodeRuleMetrics = Record<string, { rule: RuleMetricsView; actions: Record<string, ActionMetricsView> }>;
+/** Every node's metrics of some rules. */
+type ClusterRuleMetrics = Map<string, { rules: RuleMetricsView[]; actions: Map<string, ActionMetricsView[]> }>;
+
+const RULE_METRICS = "mgmt.ruleMetrics";
+const RESOURCE_ALIVE = "mgmt.resourceAlive";
 
 /** An expected failure: the API answers `status` with `{code: status, message}`. */
 export class RuleServiceError extends Error {
@@ -140,7 +152,52 @@ export class RuleService {
   constructor(
     private readonly engine: RuleEngine,
     private readonly nodeName: string,
-  ) {}
+    private readonly calls: ClusterCalls = new LocalCalls(nodeName),
+  ) {
+    calls.register(RULE_METRICS, (args) => this.localMetrics((args as { ids: string[] }).ids));
+    calls.register(RESOURCE_ALIVE, (args) => this.engine.resources.isAlive((args as { id: string }).id) ?? null);
+  }
+
+  /** This node's metrics of the rules `ids` that it runs. */
+  private localMetrics(ids: string[]): NodeRuleMetrics {
+    const out: NodeRuleMetrics = {};
+    for (const id of ids) {
+      const loaded = this.engine.loadedRule(id);
+      if (loaded === undefined) continue;
+      const actions: Record<string, ActionMetricsView> = {};
+      const walk = (as: typeof loaded.actions) => {
+        for (const a of as) {
+          actions[a.record.id] = a.metrics.view(this.nodeName);
+          walk(a.fallbacks);
+        }
+      };
+      walk(loaded.actions);
+      out[id] = { rule: loaded.metrics.view(this.nodeName), actions };
+    }
+    return out;
+  }
+
+  /** The metrics of the rules `ids` on every running node that answers, in node order. */
+  private async clusterMetrics(ids: string[]): Promise<ClusterRuleMetrics> {
+    const out: ClusterRuleMetrics = new Map();
+    if (ids.length === 0) return out;
+    for (const { value } of await fromEvery<NodeRuleMetrics>(this.calls, RULE_METRICS, { ids })) {
+      for (const [id, m] of Object.entries(value ?? {})) {
+        let e = out.get(id);
+        if (e === undefined) {
+          e = { rules: [], actions: new Map() };
+          out.set(id, e);
+        }
+        e.rules.push(m.rule);
+        for (const [aid, v] of Object.entries(m.actions)) {
+          const list = e.actions.get(aid);
+          if (list === undefined) e.actions.set(aid, [v]);
+          else list.push(v);
+        }
+      }
+    }
+    return out;
+  }
 
   // ---- rules ----------------------------------------------------------------------------------
 
@@ -227,7 +284,7 @@ export class RuleService {
   }
 
   /** Rules, newest first, those `f` selects (a `for` with several sources matches on any). */
-  listRules(f: RuleFilter = {}): RuleView[] {
+  async listRules(f: RuleFilter = {}): Promise<RuleView[]> {
     const sourcesOf = (rawsql: string): readonly string[] => {
       try {
         return compileRule(rawsql).sources.raw;
@@ -235,7 +292,7 @@ export class RuleService {
         return [];
       }
     };
-    return [...this.engine.ruleStore.values()]
+    const rules = [...this.engine.ruleStore.values()]
       .filter((r) => {
         if (f.enabled !== undefined && r.enabled !== f.enabled) return false;
         if (f.like_id !== undefined && !r.id.includes(f.like_id)) return false;
@@ -248,8 +305,9 @@ export class RuleService {
         if (m !== undefined && !src.some((x) => x === m || matchTopic(m, x))) return false;
         return true;
       })
-      .sort((a, b) => b.created_at - a.created_at || a.id.localeCompare(b.id))
-      .map((r) => this.ruleView(r));
+      .sort((a, b) => b.created_at - a.created_at || a.id.localeCompare(b.id));
+    const metrics = await this.clusterMetrics(rules.map((r) => r.id));
+    return rules.map((r) => this.ruleView(r, metrics.get(r.id)));
   }
 
   /** Zeroes the rule's metrics and its actions' on this node. */
@@ -258,10 +316,10 @@ export class RuleService {
     this.engine.resetMetrics(id);
   }
 
-  getRule(id: string): RuleView {
+  async getRule(id: string): Promise<RuleView> {
     const r = this.engine.ruleStore.get(id);
     if (r === undefined) throw new RuleServiceError(404, `Rule Id Not Found: ${id}`);
-    return this.ruleView(r);
+    return this.ruleView(r, (await this.clusterMetrics([id])).get(id));
   }
 
   async deleteRule(id: string): Promise<void> {
@@ -272,24 +330,18 @@ export class RuleService {
     return ruleTest(rawsql, ctx ?? {}, { node: this.nodeName });
   }
 
-  private ruleView(r: StoredRule): RuleView {
-    const loaded = this.engine.loadedRule(r.id);
-    const metrics = new Map<string, ActionView["metrics"][number]>();
-    const walk = (
-      as: { record: StoredAction; metrics: { view(n: string): ActionView["metrics"][number] }; fallbacks: unknown[] }[],
-    ) => {
-      for (const a of as) {
-        metrics.set(a.record.id, a.metrics.view(this.nodeName));
-        walk(a.fallbacks as typeof as);
-      }
-    };
-    walk(loaded?.actions ?? []);
+  /** The rule's view with `gathered` metrics (every node's), or else this node's. */
+  private ruleView(
+    r: StoredRule,
+    gathered?: { rules: RuleMetricsView[]; actions: Map<string, ActionMetricsView[]> },
+  ): RuleView {
+    const m = gathered ?? this.clusterMetricsOfThisNode(r.id);
     const action = (a: StoredAction): ActionView => ({
       id: a.id,
       name: a.name,
       params: a.params,
       fallbacks: (a.fallbacks ?? []).map(action),
-      metrics: [metrics.get(a.id) ?? { node: this.nodeName, success: 0, failed: 0, taken: 0 }],
+      metrics: m?.actions.get(a.id) ?? [{ node: this.nodeName, success: 0, failed: 0, taken: 0 }],
     });
     let forText: string;
     try {
@@ -306,8 +358,8 @@ export class RuleService {
       enabled: r.enabled,
       on_action_failed: r.on_action_failed,
       created_at: r.created_at,
-      metrics: [
-        loaded?.metrics.view(this.nodeName) ?? {
+      metrics: m?.rules ?? [
+        {
           node: this.nodeName,
           matched: 0,
           passed: 0,
@@ -322,6 +374,15 @@ export class RuleService {
     };
     if (r.name !== undefined) view.name = r.name;
     return view;
+  }
+
+  /** This node's metrics of one rule in the gathered form (undefined when it does not run it). */
+  private clusterMetricsOfThisNode(
+    id: string,
+  ): { rules: RuleMetricsView[]; actions: Map<string, ActionMetricsView[]> } | undefined {
+    const m = this.localMetrics([id])[id];
+    if (m === undefined) return undefined;
+    return { rules: [m.rule], actions: new Map(Object.entries(m.actions).map(([k, v]) => [k, [v]])) };
   }
 
   // ---- actions and resource types -------------------------------------------------------------
@@ -443,10 +504,14 @@ export class RuleService {
       .map((r) => this.resourceView(r, false));
   }
 
-  getResource(id: string): ResourceView {
+  /** A resource with its liveness on every running node that answers. */
+  async getResource(id: string): Promise<ResourceView> {
     const r = this.engine.resourceStore.get(id);
     if (r === undefined) throw new RuleServiceError(404, `Resource Not Found: ${id}`);
-    return this.resourceView(r, true);
+    const view = this.resourceView(r, true);
+    const alive = await fromEvery<boolean | null>(this.calls, RESOURCE_ALIVE, { id });
+    view.status = alive.map(({ node, value }) => ({ node, is_alive: value === true }));
+    return view;
   }
 
   async deleteResource(id: string): Promise<void> {

@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are templates with ${var} placeholders
 // A rule created through the API on one node of a 2-node cluster (real etcd, test/helpers/etcd.ts)
-// runs on the other: a publish on node 2 is republished there by the rule node 1 stored; a later
-// update and delete through node 1 reach node 2 too.
+// runs on the other: a publish on node 2 is republished there by the rule node 1 stored; the
+// rule's metrics and a resource's status list every node, asked on either; a later update and
+// delete through node 1 reach node 2 too.
 
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -52,6 +53,20 @@ describeEtcd("rules across a 2-node cluster on etcd", provider, (etcdProvider) =
     return c;
   };
 
+  it("a resource's status lists every node", async () => {
+    const [n1, n2] = nodes;
+    const made = await req(n1, "POST", "/api/v4/resources", {
+      body: { type: "web_hook", config: { url: "http://127.0.0.1:9/unreachable" } },
+    });
+    expect(made.body.code, made.text).toBe(0);
+    const rid: string = made.body.data.id;
+    await until(() => n2.rules.resources.isAlive(rid) !== undefined, "resource on node 2");
+    const view = (await req(n2, "GET", `/api/v4/resources/${rid}`)).body.data;
+    expect(view.status.map((x: { node: string }) => x.node).sort()).toEqual(["r1@127.0.0.1", "r2@127.0.0.1"]);
+    expect(view.status.every((x: { is_alive: boolean }) => x.is_alive === false)).toBe(true);
+    expect((await req(n1, "DELETE", `/api/v4/resources/${rid}`)).body.code).toBe(0);
+  });
+
   it("a rule created on node 1 fires on node 2; updates and deletion follow", async () => {
     const [n1, n2] = nodes;
     const made = await req(n1, "POST", "/api/v4/rules", {
@@ -76,6 +91,18 @@ describeEtcd("rules across a 2-node cluster on etcd", provider, (etcdProvider) =
     // It ran on node 2 (the node that received the message), not on node 1.
     expect(n2.rules.loadedRule(id)?.metrics.matched).toBe(1);
     expect(n1.rules.loadedRule(id)?.metrics.matched).toBe(0);
+    // The API's view, asked on either node, has one metrics entry per node (rule and action).
+    for (const n of [n1, n2]) {
+      const view = (await req(n, "GET", `/api/v4/rules/${id}`)).body.data;
+      const byNode = Object.fromEntries(
+        view.metrics.map((m: { node: string; matched: number }) => [m.node, m.matched]),
+      );
+      expect(byNode).toEqual({ "r1@127.0.0.1": 0, "r2@127.0.0.1": 1 });
+      const act = view.actions[0].metrics as { node: string; success: number }[];
+      expect(Object.fromEntries(act.map((m) => [m.node, m.success]))).toEqual({ "r1@127.0.0.1": 0, "r2@127.0.0.1": 1 });
+      const listed = (await req(n, "GET", "/api/v4/rules")).body.data.find((r: { id: string }) => r.id === id);
+      expect(listed.metrics).toHaveLength(2);
+    }
 
     // Disabled through node 1: node 2 stops republishing.
     const off = await req(n1, "PUT", `/api/v4/rules/${id}`, { body: { enabled: false } });

@@ -188,9 +188,9 @@ export function ruleRoutes(t: RouteTable, d: ApiDeps): void {
       query: RuleFilters,
       response: pagedEnvelope(Rule),
     },
-    ({ query: q }) =>
+    async ({ query: q }) =>
       paged(
-        s.listRules({
+        await s.listRules({
           enabled: q.enabled === undefined ? undefined : q.enabled === "true",
           for: q.for,
           like_id: q._like_id,

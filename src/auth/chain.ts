@@ -6,8 +6,17 @@
 // provider is asked). When none decides, the fold's start value stands: success when
 // `allow_anonymous` is on, 0x87 otherwise (the core builds it). Bans run before the chain
 // (PRIORITY.banned); clients of a zone with `bypass_auth_plugins` skip the providers.
+// A provider may also offer a 5.0 enhanced authentication method (addMethod): a callback on the
+// `client.enhanced_auth` fold at the same priority, under the same owner, so it keeps the chain
+// order, runs after the bans and leaves with its plugin.
 
-import type { AuthResult, BrokerHooks, Credentials } from "../broker/hookpoints.ts";
+import type {
+  AuthResult,
+  BrokerHooks,
+  Credentials,
+  EnhancedAuthResult,
+  EnhancedAuthStep,
+} from "../broker/hookpoints.ts";
 import type { ClientInfo } from "../broker/types.ts";
 import { stop } from "../hooks/hooks.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
@@ -20,6 +29,18 @@ export interface AuthProvider {
   /** The plugin name; also the hook owner and the AuthResult's `by`. */
   readonly name: string;
   authenticate(client: ClientInfo, creds: Credentials): AuthAnswer | Promise<AuthAnswer>;
+}
+
+/**
+ * An enhanced method's answer to one step: undefined = not this provider's (the next one is asked);
+ * `final: false` = a refusal that stands only when no later provider accepts (an unknown user).
+ */
+export type EnhancedAnswer = { result: EnhancedAuthResult; final: boolean } | undefined;
+
+export interface EnhancedAuthMethod {
+  /** The Authentication Method it answers (`SCRAM-SHA-256`). */
+  readonly method: string;
+  step(client: ClientInfo, step: EnhancedAuthStep): EnhancedAnswer | Promise<EnhancedAnswer>;
 }
 
 export const ALLOW: AuthAnswer = { allow: true };
@@ -56,6 +77,21 @@ export class AuthChain {
       p.name,
     );
     this.names.push(p.name);
+  }
+
+  /** Adds `owner`'s enhanced authentication method (removed with the owner by remove()). */
+  addMethod(owner: string, m: EnhancedAuthMethod): void {
+    const decide = (a: EnhancedAnswer) => (a === undefined ? undefined : a.final ? stop(a.result) : a.result);
+    this.hooks.add(
+      "client.enhanced_auth",
+      (client: ClientInfo, step: EnhancedAuthStep, _acc: EnhancedAuthResult) => {
+        if (step.method !== m.method || this.bypass(client.zone)) return undefined;
+        const a = m.step(client, step);
+        return a instanceof Promise ? a.then(decide) : decide(a);
+      },
+      PRIORITY.auth,
+      owner,
+    );
   }
 
   /** Takes `name` out of the chain (its plugin stopping). */

@@ -5,7 +5,9 @@
 // ...`, optional `<prefix>.<n>.is_superuser`) are written to the store when the plugin loads (kept
 // when they already match, so a restart does not rewrite them). A known id with the right password
 // is allowed (superuser when its flag says so), with a wrong or missing password refused with 0x86
-// (3.1.1: 4); an unknown id is ignored, so the next provider decides.
+// (3.1.1: 4); an unknown id is ignored, so the next provider decides. A provider whose spec says
+// `scram` (svc_auth_username) also offers the 5.0 SCRAM-SHA-256 method (scram-method.ts) on the
+// same records.
 
 import type { Credentials } from "../broker/hookpoints.ts";
 import { type MetricName, type Metrics, metricIndex } from "../broker/metrics.ts";
@@ -28,6 +30,7 @@ import {
   verifyCredential,
 } from "./credential-store.ts";
 import type { StoredHash } from "./password-hash.ts";
+import { ScramMethod } from "./scram-method.ts";
 
 export interface CredentialProviderDeps {
   chain: AuthChain;
@@ -40,6 +43,8 @@ export interface CredentialProviderDeps {
   /** `plugins.etc_dir`: where `<plugin>.conf` is read from. */
   etcDir: string;
   bcryptRounds?: number;
+  /** PBKDF2 iterations of the SCRAM keys (`auth.user.scram_iterations`), for a `scram` spec. */
+  scramIterations?: number;
 }
 
 export interface CredentialProviderSpec {
@@ -54,7 +59,12 @@ export interface CredentialProviderSpec {
   metric: "auth.clientid" | "auth.username";
   /** Picks the id the client presents. */
   idOf(client: ClientInfo, creds: Credentials): string | undefined;
+  /** Whether records carry SCRAM keys and the provider offers SCRAM-SHA-256. */
+  scram?: boolean;
 }
+
+/** Default PBKDF2 iterations of the SCRAM keys. */
+export const SCRAM_ITERATIONS = 4096;
 
 export interface Preload {
   id: string;
@@ -105,6 +115,7 @@ export class CredentialProvider implements Plugin, AuthProvider {
     this.credentials = new CredentialStore(deps.store, deps.keys, spec.kind, {
       hash: deps.hash,
       bcryptRounds: deps.bcryptRounds,
+      scramIterations: spec.scram === true ? (deps.scramIterations ?? SCRAM_ITERATIONS) : undefined,
     });
     const idx = (k: string) => metricIndex(`${spec.metric}.${k}` as MetricName);
     this.m = { success: idx("success"), failure: idx("failure"), ignore: idx("ignore") };
@@ -154,6 +165,15 @@ export class CredentialProvider implements Plugin, AuthProvider {
     }
     if (preloads.length > 0) this.deps.logger.info({ plugin: this.name, entries: preloads.length }, "preloaded");
     this.deps.chain.add(this);
+    if (this.spec.scram === true) {
+      const method = new ScramMethod({
+        owner: this.name,
+        lookup: (id) => this.mirror?.get(id),
+        count: (k) => this.deps.metrics.inc(this.m[k]),
+        logger: this.deps.logger,
+      });
+      this.deps.chain.addMethod(this.name, method);
+    }
   }
 
   async unload(): Promise<void> {

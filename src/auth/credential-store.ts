@@ -3,12 +3,16 @@
 // layout"), so every node checks the same ones. A value is JSON: the password in the family's stored
 // form (4 random salt bytes + hash(salt || password), base64), the hash it was made with (so a later
 // change of `auth.*.password_hash` applies to new passwords without breaking old ones), an optional
-// superuser flag and the creation time. Used by the providers (preload) and the service layer (API).
+// superuser flag and the creation time. Username records also carry SCRAM-SHA-256 keys derived
+// from the same password (salt, iteration count, StoredKey, ServerKey: auth/scram.ts), so a user can
+// log in with a CONNECT password or with the 5.0 SCRAM exchange. Used by the providers (preload) and
+// the service layer (API).
 
 import type { ClusterKeys } from "../cluster/keys.ts";
 import type { ClusterStore } from "../cluster/store.ts";
 import { decodeJson, encodeJson } from "../cluster/store-json.ts";
 import { checkStored, makeStored, type StoredHash } from "./password-hash.ts";
+import { deriveScram, type ScramCredential } from "./scram.ts";
 
 export type CredentialKind = "clientid" | "username";
 
@@ -19,6 +23,15 @@ export interface StoredCredential {
   is_superuser: boolean;
   /** Milliseconds since the epoch. */
   created_at: number;
+  /** SCRAM-SHA-256 keys (username records; base64 fields). */
+  scram?: StoredScram;
+}
+
+export interface StoredScram {
+  salt: string;
+  iterations: number;
+  stored_key: string;
+  server_key: string;
 }
 
 export interface CredentialView {
@@ -32,6 +45,20 @@ export interface CredentialStoreOptions {
   hash: StoredHash;
   /** bcrypt cost when `hash` is bcrypt. */
   bcryptRounds?: number;
+  /** PBKDF2 iterations of the SCRAM keys; unset: no SCRAM keys are derived. */
+  scramIterations?: number;
+}
+
+/** The SCRAM keys of a record, decoded; undefined when it has none. */
+export function scramOf(entry: StoredCredential): ScramCredential | undefined {
+  const s = entry.scram;
+  if (s === undefined) return undefined;
+  return {
+    salt: Buffer.from(s.salt, "base64"),
+    iterations: s.iterations,
+    storedKey: Buffer.from(s.stored_key, "base64"),
+    serverKey: Buffer.from(s.server_key, "base64"),
+  };
 }
 
 /** Whether `password` is the one of `entry`; synchronous except for bcrypt entries. */
@@ -42,7 +69,16 @@ export function verifyCredential(entry: StoredCredential, password: Buffer | str
 export function decodeCredential(value: Buffer): StoredCredential {
   const v = decodeJson<StoredCredential>(value);
   if (typeof v.password !== "string" || typeof v.hash !== "string") throw new Error("not a credential record");
-  return { ...v, is_superuser: v.is_superuser === true, created_at: Number(v.created_at) || 0 };
+  const s = v.scram;
+  const scram =
+    s !== undefined &&
+    typeof s.salt === "string" &&
+    Number.isInteger(s.iterations) &&
+    typeof s.stored_key === "string" &&
+    typeof s.server_key === "string"
+      ? s
+      : undefined;
+  return { ...v, is_superuser: v.is_superuser === true, created_at: Number(v.created_at) || 0, scram };
 }
 
 export class CredentialStore {
@@ -90,12 +126,23 @@ export class CredentialStore {
 
   private async make(password: string, superuser: boolean, createdAt = Date.now()): Promise<StoredCredential> {
     const stored = await makeStored(this.opts.hash, password, this.opts.bcryptRounds);
-    return {
+    const rec: StoredCredential = {
       password: stored.toString("base64"),
       hash: this.opts.hash,
       is_superuser: superuser,
       created_at: createdAt,
     };
+    const iterations = this.opts.scramIterations;
+    if (iterations !== undefined) {
+      const k = await deriveScram(password, iterations);
+      rec.scram = {
+        salt: k.salt.toString("base64"),
+        iterations,
+        stored_key: k.storedKey.toString("base64"),
+        server_key: k.serverKey.toString("base64"),
+      };
+    }
+    return rec;
   }
 
   /** Creates an entry; "exists" (nothing written) when the id has one. */
@@ -135,7 +182,9 @@ export class CredentialStore {
    */
   async ensure(id: string, password: string, superuser: boolean): Promise<boolean> {
     const old = await this.get(id).catch(() => undefined);
-    if (old !== undefined && old.is_superuser === superuser && (await verifyCredential(old, password))) return false;
+    const scramOk = this.opts.scramIterations === undefined || old?.scram?.iterations === this.opts.scramIterations;
+    if (old !== undefined && old.is_superuser === superuser && scramOk && (await verifyCredential(old, password)))
+      return false;
     const rec = await this.make(password, superuser, old?.created_at);
     await this.store.put(this.key(id), encodeJson(rec));
     return true;

@@ -5,6 +5,8 @@
 //   auth.user.1.password = public
 // New passwords are hashed with `auth.user.password_hash` (svc.conf). A client without a user name
 // is ignored (the next provider decides). Metrics `auth.username.success|failure|ignore`.
+// Setting a password also derives the user's SCRAM-SHA-256 keys (`auth.user.scram_iterations`),
+// so the same user may log in with the 5.0 enhanced authentication method `SCRAM-SHA-256`.
 
 import { CredentialProvider, type CredentialProviderDeps, type CredentialProviderSpec } from "./credential-provider.ts";
 
@@ -18,6 +20,7 @@ export const USERNAME_SPEC: CredentialProviderSpec = {
   idField: "username",
   metric: "auth.username",
   idOf: (_client, creds) => creds.username,
+  scram: true,
 };
 
 export function usernameProvider(deps: CredentialProviderDeps): CredentialProvider {

@@ -13,6 +13,11 @@ import { protocolError, refuseConnect } from "./reply.ts";
 
 const NO_METHOD: EnhancedAuthResult = { rc: RC.BAD_AUTHENTICATION_METHOD };
 const FAILED: EnhancedAuthResult = { rc: RC.NOT_AUTHORIZED };
+/** Failure reason codes a DISCONNECT may carry (MQTT 5.0 section 3.14.2.1). */
+const DISCONNECT_FAILURES = new Set([
+  0x80, 0x81, 0x82, 0x83, 0x87, 0x89, 0x8b, 0x8d, 0x8e, 0x8f, 0x90, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a,
+  0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2,
+]);
 
 function runStep(ch: Channel, data: Buffer | undefined): EnhancedAuthResult | Promise<EnhancedAuthResult> {
   const step = { method: ch.authMethod as string, data, step: ch.authStep, state: ch.authState };
@@ -91,6 +96,8 @@ function reauthStepDone(ch: Channel, res: EnhancedAuthResult): void {
   ch.authState = res.state;
   if (res.rc === RC.CONTINUE_AUTHENTICATION) return sendAuth(ch, RC.CONTINUE_AUTHENTICATION, res.data);
   if (res.rc === RC.SUCCESS) return sendAuth(ch, RC.SUCCESS, res.data);
-  // [MQTT-4.12.1-2] failed re-authentication ends the connection.
-  ch.kick(res.rc, "reauth_failed");
+  // [MQTT-4.12.1-2] failed re-authentication ends the connection. CONNACK-only codes (0x86 bad
+  // user name or password, 0x8A banned, 0x8C bad method...) are not DISCONNECT reason codes
+  // (section 3.14.2.1): those become 0x87 not authorized.
+  ch.kick(DISCONNECT_FAILURES.has(res.rc) ? res.rc : RC.NOT_AUTHORIZED, "reauth_failed");
 }

@@ -23,6 +23,9 @@ import { MESSAGING_SYSTEM, type Span, type TraceCarrier, type Tracing } from "..
 
 const OWNER = "tracing";
 
+/** Start options of a publish span without a traceparent (one object: the unsampled path allocates nothing). */
+const SERVER_IN_CONTEXT = Object.freeze({ kind: "server" as const });
+
 /** Per traced message, on its headers object (not a WeakMap: ephemerons are costly to collect). */
 const STATE = Symbol("tracing");
 
@@ -98,7 +101,11 @@ export class BrokerTracing implements TracingPort {
     if (msg.sys) return route(msg);
     // An unsampled publish (the sampler's decision, taken without a span where it allows) is
     // routed untraced.
-    const span = this.t.startSampled("publish ", msg.topic, { kind: "server", parent: incoming });
+    const span = this.t.startSampled(
+      "publish ",
+      msg.topic,
+      incoming === undefined ? SERVER_IN_CONTEXT : { kind: "server", parent: incoming },
+    );
     if (span === undefined) return route(msg);
     // Attributes only on sampled spans (an unsampled publish builds nothing).
     span.setAttributes(this.attrs(msg, "publish")).setAttribute("messaging.operation.type", "receive");

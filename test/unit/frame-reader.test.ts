@@ -23,6 +23,33 @@ describe("FrameReader", () => {
     expect(r.next()).toBe(NEED_MORE);
   });
 
+  it("splits a stream cut at random points into the same packets (frames over several chunks)", () => {
+    // 40 PUBLISH packets of about 16 KB and of a few bytes, cut into chunks of 1 byte to 40 KB.
+    const packets = Array.from({ length: 40 }, (_, i) => {
+      const body = Buffer.alloc(i % 2 === 0 ? 16_000 : 3, i);
+      const len = body.length + 3;
+      const head = len < 128 ? Buffer.from([0x30, len]) : Buffer.from([0x30, (len & 0x7f) | 0x80, len >> 7]);
+      return Buffer.concat([head, Buffer.from([0x00, 0x01, 0x74]), body]);
+    });
+    const stream = Buffer.concat(packets);
+    let seed = 17;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return 1 + (seed % n);
+    };
+    const r = new FrameReader(1 << 20);
+    const out: Buffer[] = [];
+    for (let at = 0; at < stream.length; ) {
+      const n = Math.min(rand(40_000), stream.length - at);
+      r.push(stream.subarray(at, at + n));
+      at += n;
+      for (let f = r.next(); typeof f !== "number"; f = r.next()) out.push(Buffer.from(f));
+    }
+    expect(out.length).toBe(packets.length);
+    for (const [i, f] of out.entries()) expect(f.equals(packets[i]), `packet ${i}`).toBe(true);
+    expect(r.pending).toBe(0);
+  });
+
   it("decodes multi-byte remaining lengths split byte by byte", () => {
     const r = new FrameReader(1 << 20);
     const body = Buffer.alloc(200, 1);

@@ -57,9 +57,19 @@ export class FrameReader {
       if (head.length === total) this.chunks.shift();
       else this.chunks[0] = head.subarray(total);
     } else {
-      const all = Buffer.concat(this.chunks, this.buffered);
-      frame = all.subarray(0, total);
-      this.chunks = all.length > total ? [all.subarray(total)] : [];
+      // The frame spans chunks: copy its bytes only (the chunks after it stay as they are).
+      frame = Buffer.allocUnsafe(total);
+      let at = 0;
+      let k = 0;
+      while (at < total) {
+        const c = this.chunks[k];
+        const n = Math.min(c.length, total - at);
+        c.copy(frame, at, 0, n);
+        at += n;
+        if (n === c.length) k++;
+        else this.chunks[k] = c.subarray(n);
+      }
+      this.chunks.splice(0, k);
     }
     this.buffered -= total;
     return frame;

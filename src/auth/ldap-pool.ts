@@ -6,7 +6,11 @@
 // then (the provider logs it, raises its alarm and answers per on_error).
 
 import type { ConnectionOptions } from "node:tls";
-import { Client, type Entry, InvalidCredentialsError, NoSuchObjectError } from "ldapts";
+import type { Client, Entry } from "ldapts";
+import { driver } from "./driver.ts";
+
+/** The ldapts module, loaded with the first connection. */
+const ldapts = () => driver<typeof import("ldapts")>("ldapts");
 
 export interface LdapPoolOptions {
   /** `ldap://host:port` or `ldaps://host:port`, tried in turn. */
@@ -59,7 +63,7 @@ export class LdapPool {
         const r = await c.search(s.base, { scope: "sub", filter: s.filter, attributes: s.attributes });
         return r.searchEntries;
       } catch (err) {
-        if (err instanceof NoSuchObjectError) return [];
+        if (err instanceof ldapts().NoSuchObjectError) return [];
         throw err;
       }
     });
@@ -75,7 +79,7 @@ export class LdapPool {
         await c.bind(dn, password);
         return true;
       } catch (err) {
-        if (err instanceof InvalidCredentialsError) return false;
+        if (err instanceof ldapts().InvalidCredentialsError) return false;
         throw new LdapUnavailable(describeLdapError(err), url, { cause: err });
       } finally {
         void c.unbind().catch(() => undefined);
@@ -95,7 +99,7 @@ export class LdapPool {
   }
 
   private client(url: string): Client {
-    return new Client({
+    return new (ldapts().Client)({
       url,
       timeout: this.opts.timeout,
       connectTimeout: this.opts.timeout,
@@ -175,7 +179,7 @@ export class LdapPool {
 }
 
 export function describeLdapError(err: unknown): string {
-  if (err instanceof InvalidCredentialsError) return "the service bind was refused (bind_dn / bind_password)";
+  if (err instanceof ldapts().InvalidCredentialsError) return "the service bind was refused (bind_dn / bind_password)";
   const code = (err as { code?: unknown })?.code;
   if (typeof code === "string") return code;
   return err instanceof Error ? err.message : String(err);

@@ -12,7 +12,7 @@
 // The driver keeps a pool of `auth.mongo.pool` connections and reconnects by itself; server
 // selection, connection and each query are bounded by `auth.mongo.query_timeout`.
 
-import { type Document, MongoClient, type MongoClientOptions } from "mongodb";
+import type { Document, MongoClientOptions } from "mongodb";
 import type { ClientInfo } from "../broker/types.ts";
 import { loadPluginConf, type PluginConf, type PluginConfSchema } from "../plugins/plugin-conf.ts";
 import { svcConfHint } from "./credential-provider.ts";
@@ -36,6 +36,7 @@ import {
   timeoutEntries,
 } from "./db-provider.ts";
 import { parseSelector, selectorDoc } from "./db-query.ts";
+import { driver } from "./driver.ts";
 import type { BackendProviderDeps } from "./http-provider.ts";
 
 export const MONGO_PLUGIN = "svc_auth_mongo";
@@ -198,6 +199,7 @@ export function mongoOptions(s: MongoSettings): MongoClientOptions {
 
 function openMongo(s: MongoSettings): DbBackend {
   const hosts = s.servers.map((h) => (h.host.includes(":") ? `[${h.host}]:${h.port}` : `${h.host}:${h.port}`));
+  const { MongoClient } = driver<typeof import("mongodb")>("mongodb");
   const client = new MongoClient(`mongodb://${hosts.join(",")}/`, mongoOptions(s));
   const db = client.db(s.database);
   const opts = { maxTimeMS: s.timeout };

@@ -4,10 +4,10 @@
 // `auth.mysql.pool` connections, opened on demand and again after a failure; statements are
 // prepared with the placeholders as bound parameters and bounded by `auth.mysql.query_timeout`.
 
-import mysql from "mysql2/promise";
 import type { Logger } from "../telemetry/logger.ts";
 import { type DbFamily, DbProvider } from "./db-provider.ts";
 import { loadSqlSettings, type SqlFamilyConf, type SqlSettings, sqlBackend } from "./db-sql.ts";
+import { driver } from "./driver.ts";
 import type { BackendProviderDeps } from "./http-provider.ts";
 
 export const MYSQL_PLUGIN = "svc_auth_mysql";
@@ -26,6 +26,7 @@ export function loadMysqlSettings(dir: string): SqlSettings {
 }
 
 function openMysql(s: SqlSettings, logger: Logger) {
+  const mysql = driver<typeof import("mysql2/promise")>("mysql2/promise");
   const pool = mysql.createPool({
     host: s.server.host,
     port: s.server.port,

@@ -4,10 +4,10 @@
 // connections, opened on demand and again after a failure; every query is bounded by
 // `auth.pgsql.query_timeout` (connection and wait for a pool slot included).
 
-import pg from "pg";
 import type { Logger } from "../telemetry/logger.ts";
 import { type DbFamily, DbProvider } from "./db-provider.ts";
 import { loadSqlSettings, type SqlFamilyConf, type SqlSettings, sqlBackend } from "./db-sql.ts";
+import { driver } from "./driver.ts";
 import type { BackendProviderDeps } from "./http-provider.ts";
 
 export const PGSQL_PLUGIN = "svc_auth_pgsql";
@@ -33,6 +33,7 @@ export function loadPgsqlSettings(dir: string): PgSettings {
 }
 
 function openPgsql(s: PgSettings, logger: Logger) {
+  const pg = driver<typeof import("pg")>("pg");
   const pool = new pg.Pool({
     host: s.server.host,
     port: s.server.port,

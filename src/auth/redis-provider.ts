@@ -13,7 +13,7 @@
 // lists the sentinels, `sentinel` names the master) or cluster (`server` lists seed nodes). ioredis
 // reconnects by itself; commands wait for the connection within `query_timeout`.
 
-import { Cluster, Redis, type RedisOptions } from "ioredis";
+import type { Cluster, Redis, RedisOptions } from "ioredis";
 import type { ClientInfo } from "../broker/types.ts";
 import { loadPluginConf, type PluginConfSchema } from "../plugins/plugin-conf.ts";
 import { svcConfHint } from "./credential-provider.ts";
@@ -38,6 +38,7 @@ import {
   timeoutEntries,
 } from "./db-provider.ts";
 import { parseRedisCommand, redisArgs } from "./db-query.ts";
+import { driver } from "./driver.ts";
 import type { BackendProviderDeps } from "./http-provider.ts";
 
 export const REDIS_PLUGIN = "svc_auth_redis";
@@ -142,6 +143,7 @@ export function hashFromReply(reply: unknown): Record<string, string> {
 type Conn = Redis | Cluster;
 
 function openRedis(s: RedisSettings, logger: { debug(o: object, m?: string): void }): DbBackend {
+  const ioredis = driver<typeof import("ioredis")>("ioredis");
   const common: RedisOptions = {
     db: s.database,
     ...(s.password === "" ? {} : { password: s.password }),
@@ -154,14 +156,16 @@ function openRedis(s: RedisSettings, logger: { debug(o: object, m?: string): voi
   };
   const conns: Conn[] = [];
   if (s.kind === "cluster") {
-    conns.push(new Cluster(s.servers, { redisOptions: common, clusterRetryStrategy: (t) => Math.min(t * 100, 1000) }));
+    conns.push(
+      new ioredis.Cluster(s.servers, { redisOptions: common, clusterRetryStrategy: (t) => Math.min(t * 100, 1000) }),
+    );
   } else {
     for (let i = 0; i < s.pool; i++) {
       const at =
         s.kind === "sentinel"
           ? { sentinels: s.servers, name: s.sentinel }
           : { host: s.servers[0].host, port: s.servers[0].port };
-      conns.push(new Redis({ ...common, ...at }));
+      conns.push(new ioredis.Redis({ ...common, ...at }));
     }
   }
   for (const c of conns) {

@@ -646,7 +646,12 @@ async function runOne(s, peer) {
   const live = { broker: null, stop: null };
   try {
     if (s.kind !== "cluster") {
-      broker = await startBroker(peer, { dir, connScenario: conn, nofile, profDir: peer.startsWith("svc") ? profDir : "" });
+      broker = await startBroker(peer, {
+        dir,
+        connScenario: conn,
+        nofile,
+        profDir: peer.startsWith("svc") ? profDir : "",
+      });
     }
     // The cluster scenario runs the flow twice (one node, then two) and starts etcd and 3 brokers.
     const limitMs = s.kind === "cluster" ? 2 * duration + 240000 : duration + 120000 + (conn ? s.count * 10 : 0);

@@ -3,21 +3,28 @@
 // listeners, and stops everything in order on SIGTERM/SIGINT.
 
 import { mkdirSync } from "node:fs";
-import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type RunningApi, startManagementApi } from "./api/index.ts";
 import { clientidProvider } from "./auth/clientid-provider.ts";
 import { type AlarmSink, httpProvider } from "./auth/http-provider.ts";
 import { AccessControl } from "./auth/index.ts";
 import { jwtProvider } from "./auth/jwt-provider.ts";
+import { ldapProvider } from "./auth/ldap-provider.ts";
+import { mongoProvider } from "./auth/mongo-provider.ts";
+import { mysqlProvider } from "./auth/mysql-provider.ts";
+import { pgsqlProvider } from "./auth/pgsql-provider.ts";
 import { PskFilePlugin } from "./auth/psk-file.ts";
+import { redisProvider } from "./auth/redis-provider.ts";
 import { usernameProvider } from "./auth/username-provider.ts";
 import { Broker } from "./broker/broker.ts";
 import type { ClusterNode } from "./cluster/cluster-node.ts";
+import { drain } from "./cluster/drain.ts";
 import { fetchClusterSettings, forgetJoined, resolveClusterConfig, seedAddress, writeJoined } from "./cluster/join.ts";
-import { clusterKeys, openStore } from "./cluster/open-store.ts";
+import { clusteredOnEtcd, clusterKeys, openStore } from "./cluster/open-store.ts";
 import { type Config, ConfigError } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
 import type { Listener } from "./listeners/listener.ts";
+import type { ConnectionHandler } from "./listeners/types.ts";
 import type { Services, SvcNode } from "./node.ts";
 import { accessSettings, brokerSettings, linkTls, managementBinds, sysSettings } from "./node-settings.ts";
 import { PluginRegistry } from "./plugins/registry.ts";
@@ -48,7 +55,7 @@ import { type StoredUser, UserService } from "./services/users.ts";
 import { startSys } from "./sys/index.ts";
 import { VERSION } from "./sys/node-info.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
-import { loadTracingApi, PRESAMPLED, type SamplingHint, Tracing } from "./telemetry/tracing.ts";
+import { loadTracingApi, PRESAMPLED, type SamplingHint, type SpanRecorder, Tracing } from "./telemetry/tracing.ts";
 import { BrokerTracing } from "./tracing/broker-tracing.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
@@ -179,7 +186,22 @@ export async function startTracingSdk(
   // The async-local-storage context manager (the first node of a process registers it; our own
   // propagation code reads traceparent, so no global propagator is needed).
   provider.register({ propagator: null });
-  const tracing = new Tracing(api, provider.getTracer("svc", VERSION), maxDeliverSpans, configured?.hint ?? null);
+  // Per-subscriber spans (deliver, ack) skip the SDK's Span class and go to the same processors.
+  const processors = spanProcessors;
+  const recorder: SpanRecorder = {
+    resource,
+    scope: { name: "svc", version: VERSION },
+    record: (span) => {
+      for (const p of processors) p.onEnd(span as unknown as ReadableSpan);
+    },
+  };
+  const tracing = new Tracing(
+    api,
+    provider.getTracer("svc", VERSION),
+    maxDeliverSpans,
+    configured?.hint ?? null,
+    recorder,
+  );
   return { tracing, shutdown: () => provider.shutdown() };
 }
 
@@ -226,6 +248,21 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   mkdirSync(dataDir, { recursive: true });
   // manual/static discovery: a joined cluster on record (or a static seed's) runs this node in it.
   const config = await resolveClusterConfig(given, logger, linkTls(given));
+  // Kubernetes discovery: built first, so that a node outside a pod without
+  // cluster.k8s.apiserver fails before anything is started.
+  let k8s: import("./k8s/discovery.ts").K8sDiscovery | undefined;
+  if (config.get("cluster.discovery") === "k8s") {
+    const { K8sDiscovery } = await import("./k8s/discovery.ts");
+    k8s = new K8sDiscovery({
+      apiserver: config.get("cluster.k8s.apiserver"),
+      serviceName: config.get("cluster.k8s.service_name"),
+      namespace: config.get("cluster.k8s.namespace"),
+      addressType: config.get("cluster.k8s.address_type"),
+      appName: config.get("cluster.k8s.app_name"),
+      suffix: config.get("cluster.k8s.suffix"),
+      logger,
+    });
+  }
 
   const settings = brokerSettings(config);
   if (opts.tickInterval !== undefined) settings.tickInterval = opts.tickInterval;
@@ -238,7 +275,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   const plugins = new PluginRegistry(dataDir, logger);
   // The node's one cluster store: management apps and users, bans and auth data now, every shared
   // feature later. Opened before the plugins load: the auth providers read it.
-  const store = openStore(config, { onError: (err) => logger.error({ err }, "cluster store error") });
+  const store = await openStore(config, { onError: (err) => logger.error({ err }, "cluster store error") });
   const keys = clusterKeys(config);
   const access = new AccessControl(broker, store, keys, accessSettings(config, settings.tickInterval), logger);
   const retainer = new Retainer(broker, {
@@ -260,7 +297,11 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     bcryptRounds: opts.bcryptRounds,
   };
   const authClientid = clientidProvider({ ...providerDeps, hash: config.get("auth.client.password_hash") });
-  const authUsername = usernameProvider({ ...providerDeps, hash: config.get("auth.user.password_hash") });
+  const authUsername = usernameProvider({
+    ...providerDeps,
+    hash: config.get("auth.user.password_hash"),
+    scramIterations: config.get("auth.user.scram_iterations"),
+  });
   const psk = new PskFilePlugin({
     path: config.get("psk.file.path"),
     delimiter: config.get("psk.file.delimiter"),
@@ -277,10 +318,19 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   };
   const authHttp = httpProvider(backendDeps);
   const authJwt = jwtProvider(backendDeps);
-  for (const p of [authClientid, authUsername, authHttp, authJwt, psk]) plugins.register(p);
+  for (const p of [authClientid, authUsername, authHttp, authJwt, ldapProvider(backendDeps), psk]) plugins.register(p);
+  const dbProviders = [mysqlProvider, pgsqlProvider, redisProvider, mongoProvider].map((f) => f(backendDeps));
+  for (const p of dbProviders) plugins.register(p);
   // Rules and resources are read from the store once sys is up (alarms, stats); the plugin only
   // switches the hooks.
-  const rules = new RuleEngine({ broker, store, keys, logger, healthCheckMs: opts.ruleHealthCheckMs });
+  const rules = new RuleEngine({
+    broker,
+    store,
+    keys,
+    logger,
+    healthCheckMs: opts.ruleHealthCheckMs,
+    tracing: sdk?.tracing ?? null,
+  });
   plugins.register(rules);
   try {
     await plugins.loadAtStart(DEFAULT_PLUGINS);
@@ -293,9 +343,10 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
 
   // Built now (started below, once the node's own parts are up) so that the services register
   // their cluster call handlers on it. Loaded only when clustered: a single node never loads the
-  // link and membership code.
+  // link and membership code. Kubernetes discovery clusters on etcd too, with the peers of the
+  // headless Service's EndpointSlices (only then is the Kubernetes client loaded).
   let clusterNode: ClusterNode | null = null;
-  if (config.get("cluster.discovery") === "etcd") {
+  if (clusteredOnEtcd(config)) {
     const { ClusterNode } = await import("./cluster/cluster-node.ts");
     clusterNode = new ClusterNode({
       broker,
@@ -314,6 +365,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
       version: VERSION,
       retained: retainer,
       logger,
+      peers: k8s,
     });
   }
   const linked = clusterNode;
@@ -321,10 +373,25 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     linked === null ? new LocalCalls(nodeName) : new LinkedCalls(linked, nodeName, MGMT_CALL_TIMEOUT_MS);
 
   const listeners: Listener[] = [];
+  // From the start of a drain (or stop) on, new MQTT connections are closed as they arrive.
+  let refusing = false;
+  const accept: ConnectionHandler = (stream, info, closed) => {
+    if (!refusing) return broker.handleConnection(stream, info, closed);
+    stream.destroy();
+    closed("draining");
+  };
+  let draining: Promise<void> | null = null;
+  const drainAbort = new AbortController();
+  let stopped: Promise<void> | null = null;
+  const stopOnce = (): Promise<void> => {
+    stopped ??= stopAll();
+    return stopped;
+  };
   broker.start();
   const sys = startSys(broker, retainer, sysSettings(config));
   alarmSink = sys.alarms;
   clusterNode?.useAlarms(sys.alarms);
+  k8s?.useAlarms(sys.alarms);
   clusterNode?.useSysmon((node, bytes) => sys.sysmon.busyDistPort(node, bytes), config.get("sysmon.busy_port_bytes"));
   const nodes = new NodeService(
     {
@@ -363,7 +430,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     data: new DataService({ store, keys, dataDir, calls, onImported: () => hasher.forget() }),
     acl: new AclService(access.acl),
     retainer: new RetainerService(retainer),
-    rules: new RuleService(rules, nodeName),
+    rules: new RuleService(rules, nodeName, calls),
     cluster: new ClusterService(
       nodeName,
       linked === null
@@ -449,11 +516,18 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
           handshakeTimeout: l.handshakeTimeout,
           acceptors: l.acceptors,
         },
-        broker.handleConnection,
+        accept,
         { dataDir, logger },
       );
       await listener.start();
       listeners.push(listener);
+    }
+    // Where clients of a draining peer may be sent (5.0 Server Reference).
+    const tcp = listeners.find((l) => l.protocol === "mqtt:tcp");
+    if (cluster !== null && tcp !== undefined) {
+      await cluster
+        .advertise({ mqtt: `${nodeName.slice(nodeName.indexOf("@") + 1)}:${tcp.port}` })
+        .catch((err: unknown) => logger.warn({ err: (err as Error).message }, "could not advertise the MQTT address"));
     }
   } catch (err) {
     for (const l of listeners) await l.stop();
@@ -491,26 +565,55 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
       return l.port;
     },
     listenerInfo: () => listeners.map((l) => l.info()),
+    async drain() {
+      draining ??= drain({
+        broker,
+        cluster,
+        setDraining: () => nodes.setState("draining"),
+        refuseConnections: () => {
+          refusing = true;
+        },
+        closeListeners: async () => {
+          for (const l of listeners) await l.stop();
+        },
+        timeoutMs: config.get("node.drain_timeout"),
+        logger,
+        signal: drainAbort.signal,
+      }).then(
+        () => {},
+        (err: unknown) => logger.error({ err }, "drain failed"),
+      );
+      await draining;
+      await stopOnce();
+    },
     async stop() {
-      nodes.setState("draining");
-      // DISCONNECT 0x8B to 5.0 clients first, then close the listeners and what they still hold.
-      broker.stop();
-      for (const l of listeners) await l.stop();
-      // After the broker: the shutdown's client disconnections still reach $SYS and the traces.
-      await sys.stop();
-      // Deregisters: this node's routes and registrations leave the cluster with its lease.
-      await cluster?.stop();
-      await plugins.stopAll();
-      await rules.stop();
-      await access.stop();
-      // Last: probes see 503 on /status while the node drains.
-      await api.server.stop();
-      await store.close();
-      // Flushes the spans still batched.
-      await sdk?.shutdown();
-      logger.info({}, "node stopped");
+      // During a drain: stop waiting, and stop at once.
+      drainAbort.abort();
+      await draining;
+      await stopOnce();
     },
   };
   logger.info({ node: nodeName, dataDir }, "node started");
   return node;
+
+  async function stopAll(): Promise<void> {
+    nodes.setState("draining");
+    refusing = true;
+    // DISCONNECT 0x8B to 5.0 clients first, then close the listeners and what they still hold.
+    broker.stop();
+    for (const l of listeners) await l.stop();
+    // After the broker: the shutdown's client disconnections still reach $SYS and the traces.
+    await sys.stop();
+    // Deregisters: this node's routes and registrations leave the cluster with its lease.
+    await cluster?.stop();
+    await plugins.stopAll();
+    await rules.stop();
+    await access.stop();
+    // Last: probes see 503 on /status while the node drains.
+    await api.server.stop();
+    await store.close();
+    // Flushes the spans still batched.
+    await sdk?.shutdown();
+    logger.info({}, "node stopped");
+  }
 }

@@ -97,6 +97,12 @@ export interface SvcNode {
   /** Port actually bound by the first listener of `kind` (tests start everything on port 0). */
   port(kind: "tcp" | "ssl" | "ws" | "wss"): number;
   listenerInfo(): ListenerInfo[];
+  /**
+   * Drains (SIGTERM): not ready, no new connections, clients sent elsewhere, sessions handed over
+   * to other nodes for up to `node.drain_timeout`, then stops as stop() does.
+   */
+  drain(): Promise<void>;
+  /** Stops at once (during a drain: ends it now). */
   stop(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 // `svc`: starts a node in the foreground. `svc start [--config FILE] [--set key=value ...]`;
 // configuration errors print one message naming key and source and exit with code 1; SIGTERM and
-// SIGINT stop the node in order and exit 0.
+// SIGINT drain the node (clients sent to other nodes, sessions handed over, up to
+// node.drain_timeout) and exit 0; a second signal during the drain stops at once.
 
 import { ConfigError, loadConfig } from "../config/index.ts";
 import { startNode } from "../main.ts";
@@ -80,11 +81,15 @@ async function start(argv: string[]): Promise<void> {
   let node = await startNode(load(), { onRestart: restart });
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      node.logger.info({ signal }, "second signal: stopping now");
+      void node.stop();
+      return;
+    }
     stopping = true;
     if (restarting !== null) await restarting;
-    node.logger.info({ signal }, "stopping");
-    node.stop().then(
+    node.logger.info({ signal }, "draining");
+    node.drain().then(
       () => process.exit(0),
       (err: unknown) => {
         node.logger.error({ err }, "stop failed");

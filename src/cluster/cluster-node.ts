@@ -7,15 +7,19 @@ import { createHmac } from "node:crypto";
 import type { Broker } from "../broker/broker.ts";
 import { M } from "../broker/metrics.ts";
 import type { AckHolder, ClusterPort, SessionTransfer } from "../broker/ports.ts";
-import type { ClientInfo, Message, QoS, SubOpts } from "../broker/types.ts";
+import type { Message } from "../broker/types.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { ClusterSettings } from "./join.ts";
-import { type ClusterKeys, decodeSegment } from "./keys.ts";
+import type { ClusterKeys } from "./keys.ts";
 import { NodeLink } from "./link/node-link.ts";
 import { Membership, type NodeRecord } from "./membership.ts";
+import { fromWire, toWire, type WireMessage } from "./message-wire.ts";
+import { type DiscoveredPeer, DiscoveredPeers, type PeerSource } from "./peer-discovery.ts";
 import { RemoteRoutes } from "./remote-routes.ts";
+import { RoutePins } from "./route-pins.ts";
 import { RouteSync } from "./route-sync.ts";
-import type { ClusterStore, WatchHandle } from "./store.ts";
+import { SessionHandover } from "./session-handover.ts";
+import type { ClusterStore } from "./store.ts";
 
 /** What the cluster needs from the retainer, so retained messages are cluster-wide. */
 export interface RetainedReplica {
@@ -41,6 +45,11 @@ export interface ClusterNodeOptions {
   version: string;
   retained: RetainedReplica;
   logger: Logger;
+  /**
+   * Where peers are (cluster.discovery = k8s: the headless Service's EndpointSlices): the link
+   * dials them there, and a registered node that left it is taken out of the cluster at once.
+   */
+  peers?: PeerSource;
 }
 
 /** Raises and clears the node's alarms (the store becoming unreachable). */
@@ -67,9 +76,11 @@ export class ClusterNode implements ClusterPort {
   readonly routes: RemoteRoutes;
   private membership: Membership | null = null;
   private routeSync: RouteSync | null = null;
+  private pins: RoutePins | null = null;
   private readonly handlers = new Map<string, CallHandler>();
   private readonly peersUp = new Set<string>();
-  private clientsWatch: WatchHandle | null = null;
+  private readonly sessions: SessionHandover;
+  private discovered: DiscoveredPeers | null = null;
   private health: NodeJS.Timeout | undefined;
   private alarms: ClusterAlarms | null = null;
   private busyReport: ((node: string, bytes: number) => void) | null = null;
@@ -88,11 +99,27 @@ export class ClusterNode implements ClusterPort {
       onPeer: (node, up) => o.logger.debug({ peer: node, up }, "cluster link"),
     });
     this.handle("retained.all", () => o.retained.all().map(toWire));
+    // A no-op: its reply proves the caller's earlier frames were processed (calls and forwards
+    // travel in order), see syncPeers.
+    this.handle("cluster.sync", () => null);
     this.handle("cluster.settings", () => {
       if (o.settings === undefined) throw new Error("this node cannot share its cluster settings");
       return o.settings;
     });
-    this.registerSessions();
+    this.sessions = new SessionHandover({
+      broker: o.broker,
+      store: o.store,
+      keys: o.keys,
+      nodeName: o.nodeName,
+      link: this.link,
+      routes: this.routes,
+      logger: o.logger,
+      handle: (method, fn) => this.handle(method, fn),
+      isRunning: (node) => this.membership?.isRunning(node) ?? false,
+      lease: () => this.membership?.lease ?? null,
+      pin: (filters) => this.pins?.pin(filters),
+      unpin: (filters) => this.pins?.unpin(filters),
+    });
   }
 
   /** Reports a link whose write buffer stays over `thresholdBytes` (sysmon busy_dist_port). */
@@ -132,11 +159,25 @@ export class ClusterNode implements ClusterPort {
         down: (node) => this.peerDown(node),
         reregistered: () => {
           this.routeSync?.rewriteAll();
-          this.reregisterClients();
+          this.sessions.reregister();
+        },
+        selfRemoved: () => {
+          if (this.discovered !== null) this.discovered.selfRemoved();
+          else void this.membership?.reput().catch(() => {});
         },
       },
       o.logger,
     );
+    const membership = this.membership;
+    if (o.peers !== undefined) {
+      this.discovered = new DiscoveredPeers({
+        source: o.peers,
+        self: o.nodeName,
+        membership,
+        dial: (node, address) => this.link.addPeer(node, address),
+        logger: o.logger,
+      });
+    }
     await this.membership.start();
     this.routeSync = new RouteSync(
       o.store,
@@ -147,13 +188,12 @@ export class ClusterNode implements ClusterPort {
       o.logger,
     );
     await this.routeSync.start();
-    o.broker.router.addListener(this.routeSync);
+    this.pins = new RoutePins(this.routeSync);
+    o.broker.router.addListener(this.pins);
     o.broker.router.sharedGate = this.gate;
-    const clients = o.keys.clients();
-    this.clientsWatch = await o.store.watch(clients, (ev) => {
-      if (ev.type === "put") this.onClientRegistered(decodeSegment(ev.key.slice(clients.length)), ev.value.toString());
-    });
-    for (const f of o.broker.router.filters()) this.routeSync.routeAdded(f);
+    await this.sessions.start();
+    await this.discovered?.start();
+    for (const f of o.broker.router.filters()) this.pins.routeAdded(f);
     o.broker.cluster = this;
     this.health = setInterval(() => void this.probeStore(), Math.min(2000, Math.max(250, o.ttlMs / 2)));
     this.health.unref();
@@ -200,13 +240,14 @@ export class ClusterNode implements ClusterPort {
   }
 
   private peerUp(rec: NodeRecord): void {
-    this.link.addPeer(rec.node, rec.address);
+    this.link.addPeer(rec.node, this.discovered?.addressOf(rec) ?? rec.address);
+    this.discovered?.registered(rec.node);
     if (this.peersUp.has(rec.node)) return;
     this.peersUp.add(rec.node);
     // Catch up on the retained messages the cluster already holds.
     this.link.call(rec.node, "retained.all", null, 30_000).then(
       (list) => {
-        for (const w of list as WireRetained[]) this.o.retained.storeReplica(fromWire(w));
+        for (const w of list as WireMessage[]) this.o.retained.storeReplica(fromWire(w));
       },
       (err: unknown) => this.o.logger.warn({ peer: rec.node, err: (err as Error).message }, "retained catch-up failed"),
     );
@@ -218,78 +259,11 @@ export class ClusterNode implements ClusterPort {
     this.link.removePeer(node);
   }
 
-  // ---- sessions: one owner per client id in the cluster ----------------------------------------
+  // ---- sessions: one owner per client id in the cluster (session-handover.ts) ---------------
 
-  private registerSessions(): void {
-    const o = this.o;
-    const release = (c: ClientInfo) => {
-      const key = o.keys.client(c.clientId);
-      o.store
-        .txn({ compare: [{ key, target: "value", op: "==", value: o.nodeName }], success: [{ type: "delete", key }] })
-        .catch(() => {});
-    };
-    o.broker.hooks.add("session.discarded", release, 0, "svc_cluster");
-    o.broker.hooks.add("session.terminated", release, 0, "svc_cluster");
-    this.handle("session.takeover", (_from, args) => {
-      const { clientId, discard } = args as { clientId: string; discard: boolean };
-      const t = o.broker.sessions.takeAway(clientId, discard);
-      return t === null ? null : transferToWire(t);
-    });
-  }
-
-  /**
-   * ClusterPort: makes this node the owner of the client id's session, moving the session here
-   * from the node that holds it, if any. Ownership is taken with a compare-and-swap on
-   * `clients/<id>`, so of two connects racing on two nodes the later claim wins and takes the
-   * session from the earlier one: exactly one connection survives.
-   */
-  async claimSession(clientId: string, cleanStart: boolean): Promise<SessionTransfer | null> {
-    const o = this.o;
-    const key = o.keys.client(clientId);
-    let transfer: SessionTransfer | null = null;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const entry = await o.store.get(key);
-      const owner = entry?.value.toString();
-      if (owner !== undefined && owner !== o.nodeName) {
-        if (this.membership?.isRunning(owner)) {
-          const wire = (await this.link
-            .call(owner, "session.takeover", { clientId, discard: cleanStart }, 5000)
-            .catch(() => null)) as WireTransfer | null;
-          if (wire !== null && transfer === null) transfer = transferFromWire(wire);
-        } else if (attempt === 0) {
-          // Its node died with it: that persistent session is lost, and counted.
-          o.broker.metrics.inc(M.sessionsLost);
-        }
-      }
-      const lease = this.membership?.lease;
-      if (lease === null || lease === undefined) return transfer; // store unreachable: serve anyway
-      const claimed = await o.store.txn({
-        compare:
-          entry === undefined
-            ? [{ key, target: "version", op: "==", value: 0 }]
-            : [{ key, target: "mod", op: "==", value: entry.modRevision }],
-        success: [{ type: "put", key, value: Buffer.from(o.nodeName), lease }],
-      });
-      if (claimed) return transfer;
-    }
-    o.logger.warn({ clientid: clientId }, "client id claim kept racing; serving it here");
-    return transfer;
-  }
-
-  /** The lease was re-granted: the client registrations of this node are written again. */
-  private reregisterClients(): void {
-    const o = this.o;
-    const lease = this.membership?.lease;
-    if (lease === null || lease === undefined) return;
-    for (const s of o.broker.sessions.allSessions()) {
-      o.store.put(o.keys.client(s.clientId), Buffer.from(o.nodeName), { lease }).catch(() => {});
-    }
-  }
-
-  /** Another node owns a client id this node still holds (a claim it lost): let go. */
-  private onClientRegistered(clientId: string, owner: string): void {
-    if (owner === this.o.nodeName) return;
-    if (this.o.broker.sessions.lookup(clientId) !== undefined) this.o.broker.sessions.takeAway(clientId, true);
+  /** ClusterPort: makes this node the owner of the client id's session, moving it here. */
+  claimSession(clientId: string, cleanStart: boolean): Promise<SessionTransfer | null> {
+    return this.sessions.claim(clientId, cleanStart);
   }
 
   // ---- shared subscriptions across the cluster ---------------------------------------------
@@ -402,6 +376,7 @@ export class ClusterNode implements ClusterPort {
     }
     // Nodes that only serve a shared group (no plain route for this topic).
     for (const node of [...this.sharedFor.keys()]) send(node);
+    this.sessions.observe(msg, null);
     if (n > 0) this.o.broker.metrics.add(M.messagesForward, n);
     return n;
   }
@@ -448,6 +423,7 @@ export class ClusterNode implements ClusterPort {
     const b = this.o.broker;
     let congested: AckHolder | null = null;
     for (const m of msgs) {
+      if (this.sessions.targeted(m)) continue;
       if (m.retain) this.o.retained.storeReplica(m);
       this.remoteMsg = m;
       b.congested = null;
@@ -458,6 +434,7 @@ export class ClusterNode implements ClusterPort {
       }
       const c = b.congested as AckHolder | null; // set by dispatch() when a session fell behind
       if (c !== null && m.qos > 0) congested = c;
+      this.sessions.observe(m, from);
     }
     b.congested = null;
     if (congested !== null && !this.pausedPeers.has(from)) {
@@ -501,6 +478,44 @@ export class ClusterNode implements ClusterPort {
     await this.routeSync?.flush();
   }
 
+  /** Adds to this node's registration what clients and peers should know (MQTT address, draining). */
+  advertise(patch: Pick<NodeRecord, "mqtt" | "draining">): Promise<void> {
+    return this.membership?.update(patch) ?? Promise.resolve();
+  }
+
+  /** The peers the discovery source reports (k8s: pods of the headless Service), if any. */
+  discoveredPeers(): DiscoveredPeer[] {
+    return this.discovered?.peers() ?? [];
+  }
+
+  /**
+   * Running peers clients may move to: advertised MQTT address, not draining, and (with a
+   * discovery source) ready and not terminating there.
+   */
+  servingPeers(): NodeRecord[] {
+    return this.runningNodes().filter(
+      (r) =>
+        r.node !== this.o.nodeName &&
+        r.mqtt !== undefined &&
+        r.draining !== true &&
+        (this.discovered?.serving(r.node) ?? true),
+    );
+  }
+
+  /** Moved sessions whose new owner has not confirmed yet, and messages or bytes queued to peers. */
+  handoverBacklog(): number {
+    let n = this.sessions.unconfirmed;
+    for (const node of this.peersUp) n += this.link.queuedMessages(node) + this.link.bufferedBytes(node);
+    return n;
+  }
+
+  /** Resolves once every peer has processed what this node sent it so far (or failed to answer). */
+  async syncPeers(timeoutMs = 2000): Promise<void> {
+    await Promise.all(
+      [...this.peersUp].map((node) => this.link.call(node, "cluster.sync", null, timeoutMs).catch(() => {})),
+    );
+  }
+
   async stop(): Promise<void> {
     if (this.health !== undefined) clearInterval(this.health);
     if (this.holdTimer !== undefined) clearInterval(this.holdTimer);
@@ -510,71 +525,10 @@ export class ClusterNode implements ClusterPort {
     this.o.broker.router.sharedGate = null;
     await this.routeSync?.flush().catch(() => {});
     await this.routeSync?.stop();
-    await this.clientsWatch?.close();
+    await this.sessions.stop();
+    await this.discovered?.stop();
     this.o.broker.hooks.removeOwner("svc_cluster");
     await this.membership?.stop();
     await this.link.stop();
   }
-}
-
-interface WireRetained {
-  topic: string;
-  payload: string;
-  qos: 0 | 1 | 2;
-  retain?: boolean;
-  from: string;
-  ts: number;
-  exp: number;
-  props?: Record<string, unknown>;
-}
-
-function toWire(m: Message): WireRetained {
-  const props = m.properties === undefined ? undefined : ({ ...m.properties } as Record<string, unknown>);
-  if (props?.correlationData instanceof Buffer)
-    props.correlationData = { b64: props.correlationData.toString("base64") };
-  return {
-    topic: m.topic,
-    payload: m.payload.toString("base64"),
-    qos: m.qos,
-    retain: m.retain,
-    from: m.from,
-    ts: m.timestamp,
-    exp: m.expiresAt,
-    props,
-  };
-}
-
-function fromWire(w: WireRetained): Message {
-  const props = w.props as Record<string, unknown> | undefined;
-  const cd = props?.correlationData as { b64: string } | undefined;
-  if (props !== undefined && cd !== undefined) props.correlationData = Buffer.from(cd.b64, "base64");
-  return {
-    seq: 0,
-    from: w.from,
-    fromUsername: undefined,
-    peerhost: "",
-    topic: w.topic,
-    payload: Buffer.from(w.payload, "base64"),
-    qos: w.qos,
-    retain: w.retain ?? true,
-    properties: props,
-    timestamp: w.ts,
-    expiresAt: w.exp,
-    sys: false,
-    headers: undefined,
-  };
-}
-
-interface WireTransfer {
-  expiryInterval: number;
-  subscriptions: [string, SubOpts][];
-  pending: { msg: WireRetained; qos: QoS; opts: SubOpts; retained: boolean }[];
-}
-
-function transferToWire(t: SessionTransfer): WireTransfer {
-  return { ...t, pending: t.pending.map((d) => ({ ...d, msg: toWire(d.msg) })) };
-}
-
-function transferFromWire(w: WireTransfer): SessionTransfer {
-  return { ...w, pending: w.pending.map((d) => ({ ...d, msg: fromWire(d.msg) })) };
 }

@@ -16,6 +16,10 @@ export interface NodeRecord {
   address: string;
   version: string;
   startedAt: number;
+  /** The node's MQTT (TCP) address, `host:port`, once its listeners are up (server references). */
+  mqtt?: string;
+  /** Set while the node drains: clients are not sent there. */
+  draining?: boolean;
 }
 
 export interface MembershipEvents {
@@ -23,6 +27,8 @@ export interface MembershipEvents {
   down(node: string): void;
   /** The node's own lease was re-granted: leased keys (routes, clients) must be written again. */
   reregistered(lease: Lease): void;
+  /** Another node deleted this node's registration (it left the discovery source's view). */
+  selfRemoved?(): void;
 }
 
 export class Membership {
@@ -35,7 +41,7 @@ export class Membership {
   constructor(
     private readonly store: ClusterStore,
     private readonly keys: ClusterKeys,
-    private readonly self: NodeRecord,
+    private self: NodeRecord,
     private readonly ttlMs: number,
     private readonly events: MembershipEvents,
     private readonly logger: Logger,
@@ -54,7 +60,13 @@ export class Membership {
       (ev) => {
         const node = decodeSegment(ev.key.slice(this.keys.nodes().length));
         if (ev.type === "put") this.apply(node, ev.value);
-        else if (this.running.delete(node)) {
+        else if (node === this.self.node) {
+          this.running.delete(node);
+          if (!this.stopped && this.leaseNow !== null) {
+            this.logger.warn({}, "this node's cluster registration was removed by another node");
+            this.events.selfRemoved?.();
+          }
+        } else if (this.running.delete(node)) {
           this.logger.warn({ peer: node }, "cluster node down");
           this.events.down(node);
         }
@@ -100,6 +112,37 @@ export class Membership {
       );
     };
     attempt();
+  }
+
+  /** Changes this node's registration (same lease). */
+  async update(patch: Partial<NodeRecord>): Promise<void> {
+    this.self = { ...this.self, ...patch };
+    await this.reput();
+  }
+
+  /** Writes this node's registration again under its lease (after another node removed it). */
+  async reput(): Promise<void> {
+    const lease = this.leaseNow;
+    if (lease === null || this.stopped) return;
+    await this.store.put(this.keys.node(this.self.node), encodeJson(this.self), { lease });
+  }
+
+  /**
+   * Removes another node's registration, if it is still the one that started at `startedAt`:
+   * every node then sees it down (its link peer and routes go) without waiting for its lease.
+   */
+  async remove(node: string, startedAt: number): Promise<boolean> {
+    const key = this.keys.node(node);
+    const e = await this.store.get(key);
+    if (e === undefined || decodeJson<NodeRecord>(e.value).startedAt !== startedAt) return false;
+    return this.store.txn({
+      compare: [{ key, target: "mod", op: "==", value: e.modRevision }],
+      success: [{ type: "delete", key }],
+    });
+  }
+
+  record(node: string): NodeRecord | undefined {
+    return this.running.get(node);
   }
 
   /** Running nodes, this one included. */

@@ -1,6 +1,7 @@
 // Validates every assignment of every layer at once, later layers overriding earlier ones, then
 // checks what no single key can: listener options need their listener, two listeners may not
-// share a port, static discovery needs seeds. Collects all problems into one ConfigError.
+// share a port, static discovery needs seeds, a Kubernetes API server is a URL. Collects all
+// problems into one ConfigError.
 
 import type { Assignment } from "./assignment.ts";
 import { ConfigError } from "./config-error.ts";
@@ -91,11 +92,31 @@ function crossCheck({ settings, assigned, failed }: Applied, cwd: string, issues
     if (taken !== undefined) issues.push(`${where(value(key), key)}: port ${b.port} is already used by ${taken[0]}`);
     binds.push([key, b]);
   }
+  const apiserver = value("cluster.k8s.apiserver");
+  if (typeof apiserver.value === "string" && apiserver.value !== "" && !isHttpUrl(apiserver.value)) {
+    issues.push(`${where(apiserver, "cluster.k8s.apiserver")}: not an http(s) URL: ${apiserver.value}`);
+  }
+  const etcdKey = value("cluster.etcd.ssl.keyfile");
+  const etcdCert = value("cluster.etcd.ssl.certfile");
+  if ((etcdKey.value === undefined) !== (etcdCert.value === undefined)) {
+    const given = etcdKey.value === undefined ? etcdCert : etcdKey;
+    const name = etcdKey.value === undefined ? "cluster.etcd.ssl.certfile" : "cluster.etcd.ssl.keyfile";
+    issues.push(`${where(given, name)}: cluster.etcd.ssl.keyfile and cluster.etcd.ssl.certfile go together`);
+  }
   const seeds = value("cluster.static.seeds").value as string[];
   if (value("cluster.discovery").value === "static" && seeds.length === 0) {
     issues.push(
       `${where(value("cluster.discovery"), "cluster.discovery")}: static discovery needs cluster.static.seeds`,
     );
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
   }
 }
 

@@ -8,8 +8,6 @@ import { LISTENER_SCHEMA } from "./schema-listeners.ts";
 import type { SchemaEntry } from "./schema-types.ts";
 import { ZONE_SCHEMA } from "./schema-zones.ts";
 
-const TLS = ["ssl", "wss"] as const;
-
 export const SCHEMA = {
   // ---- node ------------------------------------------------------------------------------------
   "node.name": {
@@ -28,6 +26,13 @@ export const SCHEMA = {
     type: "path",
     default: "data",
     description: "Directory for the node's persistent data (relative to the working directory).",
+  },
+  "node.drain_timeout": {
+    type: "duration",
+    default: "30s",
+    min: 0,
+    description:
+      "Longest a drain (SIGTERM) waits for other nodes to take over this node's sessions before the node deregisters and exits.",
   },
 
   // ---- cluster ---------------------------------------------------------------------------------
@@ -68,6 +73,54 @@ export const SCHEMA = {
     default: "1m",
     min: 1000,
     description: "Lease time after which a silent node's registration in etcd expires.",
+  },
+  "cluster.etcd.ssl.cacertfile": {
+    type: "file",
+    description:
+      "PEM CA certificates etcd's server certificate must chain to; set (or with keyfile/certfile) the client talks TLS to etcd (https:// endpoints).",
+  },
+  "cluster.etcd.ssl.keyfile": {
+    type: "file",
+    description: "PEM private key of the client certificate presented to etcd (with cluster.etcd.ssl.certfile).",
+  },
+  "cluster.etcd.ssl.certfile": {
+    type: "file",
+    description: "PEM client certificate presented to etcd (with cluster.etcd.ssl.keyfile).",
+  },
+  "cluster.k8s.apiserver": {
+    type: "string",
+    default: "",
+    description:
+      "Kubernetes API server URL when discovery is k8s (empty = the in-cluster configuration of the pod's service account).",
+  },
+  "cluster.k8s.service_name": {
+    type: "string",
+    default: "svc-headless",
+    nonEmpty: true,
+    description: "Headless Service whose EndpointSlices list the pods of the cluster.",
+  },
+  "cluster.k8s.namespace": {
+    type: "string",
+    default: "",
+    description: "Namespace of that Service (empty = the pod's own namespace, else POD_NAMESPACE, else default).",
+  },
+  "cluster.k8s.address_type": {
+    type: "enum",
+    values: ["ip", "dns", "hostname"],
+    default: "hostname",
+    description:
+      "How node names are built from the Service's addresses: hostname (<app>@<pod>.<service>.<namespace>.<suffix>), ip (<app>@<pod ip>) or dns (<app>@<ip-with-dashes>.<namespace>.<suffix>).",
+  },
+  "cluster.k8s.app_name": {
+    type: "string",
+    default: "svc",
+    nonEmpty: true,
+    description: "Name part (before @) of the node names of the cluster's pods.",
+  },
+  "cluster.k8s.suffix": {
+    type: "string",
+    default: "svc.cluster.local",
+    description: "DNS suffix of node names built from hostname or dns addresses.",
   },
   "rpc.tcp_server_port": {
     type: "integer",
@@ -160,6 +213,13 @@ export const SCHEMA = {
     values: ["plain", "md5", "sha", "sha256", "sha512", "bcrypt"],
     default: "sha256",
     description: "Hash of new svc_auth_username passwords, stored as 4 random salt bytes + hash(salt + password).",
+  },
+  "auth.user.scram_iterations": {
+    type: "integer",
+    default: "4096",
+    min: 4096,
+    description:
+      "PBKDF2 iterations of the SCRAM-SHA-256 keys derived when a svc_auth_username password is set (5.0 enhanced authentication).",
   },
   "psk.file.path": {
     type: "path",

@@ -137,7 +137,7 @@ export class RecordedSpan {
  */
 function newSpanId(): string {
   const hi = (Math.random() * 0x100000000) >>> 0;
-  const lo = ((Math.random() * 0x100000000) >>> 0) || (hi === 0 ? 1 : 0);
+  const lo = (Math.random() * 0x100000000) >>> 0 || (hi === 0 ? 1 : 0);
   return hex8(hi) + hex8(lo);
 }
 

@@ -18,7 +18,7 @@ describe("openStore", () => {
 
   it("opens the embedded store in <data_dir>/store by default", async () => {
     const config = loadConfig({ overrides: { "node.data_dir": dir } });
-    const store = openStore(config);
+    const store = await openStore(config);
     expect(store).toBeInstanceOf(MemoryStore);
     expect(existsSync(join(dir, "store", "store.log"))).toBe(true);
     await store.close();
@@ -28,8 +28,18 @@ describe("openStore", () => {
     const config = loadConfig({
       overrides: { "node.data_dir": dir, "cluster.discovery": "etcd", "cluster.etcd.server": "http://127.0.0.1:2379" },
     });
-    const store = openStore(config);
+    const store = await openStore(config);
     expect(store).toBeInstanceOf(EtcdStore);
+    await store.close();
+  });
+
+  it("uses etcd when discovery is k8s (Kubernetes clusters on etcd too)", async () => {
+    const config = loadConfig({
+      overrides: { "node.data_dir": dir, "cluster.discovery": "k8s", "cluster.etcd.server": "http://127.0.0.1:2379" },
+    });
+    const store = await openStore(config);
+    expect(store).toBeInstanceOf(EtcdStore);
+    expect(existsSync(join(dir, "store"))).toBe(false);
     await store.close();
   });
 

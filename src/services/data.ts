@@ -431,6 +431,11 @@ const SHAPES: Record<Exclude<DataKind, "acl" | "rules" | "resources">, Record<st
     hash: [oneOf(STORED_HASHES), STORED_HASHES.join(", ")],
     is_superuser: [bool, "a boolean"],
     created_at: [nat, "milliseconds since the epoch"],
+    scram: [
+      (v) =>
+        v === undefined || (isObject(v) && str(v.salt) && nat(v.iterations) && str(v.stored_key) && str(v.server_key)),
+      "absent or {salt, iterations, stored_key, server_key} (SCRAM-SHA-256 keys)",
+    ],
   },
 };
 
@@ -487,6 +492,6 @@ export function validateDocument(doc: unknown): DataDocument {
 function pick(kind: DataKind, item: Json): Json {
   if (kind === "rules" || kind === "resources" || kind === "acl") return { ...item };
   const out: Json = {};
-  for (const field of Object.keys(SHAPES[kind])) out[field] = item[field];
+  for (const field of Object.keys(SHAPES[kind])) if (item[field] !== undefined) out[field] = item[field];
   return out;
 }

@@ -13,7 +13,7 @@ import {
   backendTempDir,
   findBinary,
   freePort,
-  type ServerProcess,
+  restartable,
   spawnServer,
 } from "./process.ts";
 
@@ -71,25 +71,7 @@ async function startMariadb(install: string, server: string): Promise<BackendSer
       ...asRoot,
     ];
     const run = () => spawnServer(server, args, /ready for connections/);
-    let proc: ServerProcess | undefined = await run();
-    return {
-      host: "127.0.0.1",
-      port,
-      async stop() {
-        await proc?.kill("SIGTERM");
-        proc = undefined;
-      },
-      async start() {
-        if (proc === undefined) proc = await run();
-      },
-      pause: () => proc?.pause(),
-      resume: () => proc?.resume(),
-      async close() {
-        await proc?.kill("SIGKILL");
-        proc = undefined;
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return restartable(port, dir, await run(), run, "SIGTERM");
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

@@ -14,7 +14,7 @@ import {
   findBinary,
   freePort,
   osUser,
-  type ServerProcess,
+  restartable,
   spawnServer,
 } from "./process.ts";
 
@@ -57,25 +57,7 @@ async function startPostgres(
     const args = ["-D", data, "-k", dir, "-p", String(port), "-h", "127.0.0.1"];
     const fast = ["-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off"];
     const run = () => spawnServer(postgres, [...args, ...fast], /ready to accept connections/, { ...user });
-    let proc: ServerProcess | undefined = await run();
-    return {
-      host: "127.0.0.1",
-      port,
-      async stop() {
-        await proc?.kill("SIGINT");
-        proc = undefined;
-      },
-      async start() {
-        if (proc === undefined) proc = await run();
-      },
-      pause: () => proc?.pause(),
-      resume: () => proc?.resume(),
-      async close() {
-        await proc?.kill("SIGINT");
-        proc = undefined;
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return restartable(port, dir, await run(), run, "SIGINT", "SIGINT");
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

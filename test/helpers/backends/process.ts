@@ -5,7 +5,7 @@
 // CI (`process.env.CI`), where a missing server is a failing test.
 
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describe, it } from "vitest";
@@ -25,6 +25,41 @@ export interface BackendServer {
   resume(): void;
   /** Stops the server and removes its data. */
   close(): Promise<void>;
+}
+
+/**
+ * A BackendServer over a server process `run` starts (already running as `first`): stop() ends
+ * it with `stopSignal` keeping its data and port, start() runs it again, close() ends it with
+ * `closeSignal` and removes `dir` (a server whose children outlive a SIGKILL, as PostgreSQL's
+ * do, closes with its own shutdown signal).
+ */
+export function restartable(
+  port: number,
+  dir: string,
+  first: ServerProcess,
+  run: () => Promise<ServerProcess>,
+  stopSignal: NodeJS.Signals,
+  closeSignal: NodeJS.Signals = "SIGKILL",
+): BackendServer {
+  let proc: ServerProcess | undefined = first;
+  return {
+    host: "127.0.0.1",
+    port,
+    async stop() {
+      await proc?.kill(stopSignal);
+      proc = undefined;
+    },
+    async start() {
+      if (proc === undefined) proc = await run();
+    },
+    pause: () => proc?.pause(),
+    resume: () => proc?.resume(),
+    async close() {
+      await proc?.kill(closeSignal);
+      proc = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The first executable `name` in `dirs` then PATH. */

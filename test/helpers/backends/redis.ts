@@ -10,6 +10,7 @@ import {
   backendTempDir,
   findBinary,
   freePort,
+  restartable,
   type ServerProcess,
   spawnServer,
 } from "./process.ts";
@@ -53,29 +54,12 @@ export async function startRedis(
     ready = /\+monitor master mymaster/;
   }
   const run = () => spawnServer(bin, args, ready);
-  let proc: ServerProcess | undefined;
+  let first: ServerProcess;
   try {
-    proc = await run();
+    first = await run();
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  return {
-    host: "127.0.0.1",
-    port,
-    async stop() {
-      await proc?.kill("SIGKILL");
-      proc = undefined;
-    },
-    async start() {
-      if (proc === undefined) proc = await run();
-    },
-    pause: () => proc?.pause(),
-    resume: () => proc?.resume(),
-    async close() {
-      await proc?.kill("SIGKILL");
-      proc = undefined;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return restartable(port, dir, first, run, "SIGKILL");
 }

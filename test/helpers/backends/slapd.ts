@@ -17,6 +17,7 @@ import {
   backendTempDir,
   findBinary,
   freePort,
+  restartable,
   spawnServer,
 } from "./process.ts";
 
@@ -129,26 +130,7 @@ async function startSlapd(slapd: string, slapadd: string, ldif: string, tls?: Sl
       return p;
     };
     proc = await run();
-    return {
-      host: "127.0.0.1",
-      port,
-      url: `ldap://127.0.0.1:${port}`,
-      tlsPort,
-      async stop() {
-        await proc?.kill("SIGKILL");
-        proc = undefined;
-      },
-      async start() {
-        if (proc === undefined) proc = await run();
-      },
-      pause: () => proc?.pause(),
-      resume: () => proc?.resume(),
-      async close() {
-        await proc?.kill("SIGKILL");
-        proc = undefined;
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return { ...restartable(port, dir, proc, run, "SIGKILL"), url: `ldap://127.0.0.1:${port}`, tlsPort };
   } catch (err) {
     await proc?.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });

@@ -7,8 +7,8 @@
 
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base";
 import { makeMessage } from "../dist/broker/types.js";
-import { startTracingSdk } from "../dist/main.js";
 import { BrokerTracing } from "../dist/tracing/broker-tracing.js";
+import { startTracingSdk } from "../dist/tracing-sdk.js";
 import { benchBroker, secondsArg } from "./in-process.js";
 
 const seconds = secondsArg(4);

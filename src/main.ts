@@ -3,7 +3,6 @@
 // listeners, and stops everything in order on SIGTERM/SIGINT.
 
 import { mkdirSync } from "node:fs";
-import type { ReadableSpan, Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type RunningApi, startManagementApi } from "./api/index.ts";
 import { clientidProvider } from "./auth/clientid-provider.ts";
 import { type AlarmSink, httpProvider } from "./auth/http-provider.ts";
@@ -55,8 +54,8 @@ import { type StoredUser, UserService } from "./services/users.ts";
 import { startSys } from "./sys/index.ts";
 import { VERSION } from "./sys/node-info.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
-import { loadTracingApi, PRESAMPLED, type SamplingHint, type SpanRecorder, Tracing } from "./telemetry/tracing.ts";
 import { BrokerTracing } from "./tracing/broker-tracing.ts";
+import { startTracingSdk, type TracingSdkOptions } from "./tracing-sdk.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
 const DEFAULT_PLUGINS = ["svc_retainer", "svc_rule_engine"];
@@ -114,130 +113,7 @@ export interface StartOptions {
    * with, optionally, its root ratio and parent-basedness (`sampling`) so that the facade can decide
    * without making spans (without it, every decision is the sampler's).
    */
-  tracing?: { spanProcessors?: SpanProcessor[]; sampler?: Sampler; sampling?: SamplingHint };
-}
-
-/** The node's OpenTelemetry SDK: its tracing facade and how to flush and stop it. */
-export interface TracingSdk {
-  tracing: Tracing;
-  shutdown(): Promise<void>;
-}
-
-/**
- * Loads the OpenTelemetry API and SDK (only here, only when tracing is on): a tracer provider with
- * the node's resource (`service.name` svc, `service.instance.id` = node name, then
- * OTEL_RESOURCE_ATTRIBUTES / OTEL_SERVICE_NAME), the sampler of OTEL_TRACES_SAMPLER(_ARG), and a
- * batching OTLP exporter for OTEL_EXPORTER_OTLP(_TRACES)_PROTOCOL: http/protobuf (default),
- * http/json or grpc, each reading its endpoint and headers from the OTEL_EXPORTER_OTLP_* variables.
- */
-export async function startTracingSdk(
-  nodeName: string,
-  maxDeliverSpans: number,
-  opts: StartOptions["tracing"] = {},
-): Promise<TracingSdk> {
-  const api = await loadTracingApi();
-  const [base, node, res] = await Promise.all([
-    import("@opentelemetry/sdk-trace-base"),
-    import("@opentelemetry/sdk-trace-node"),
-    import("@opentelemetry/resources"),
-  ]);
-  const resource = res
-    .defaultResource()
-    .merge(
-      res.resourceFromAttributes({
-        "service.name": "svc",
-        "service.version": VERSION,
-        "service.instance.id": nodeName,
-      }),
-    )
-    .merge(res.detectResources({ detectors: [res.envDetector] }));
-  let spanProcessors = opts.spanProcessors;
-  if (spanProcessors === undefined) {
-    const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
-    const exporter =
-      protocol === "grpc"
-        ? new (await import("@opentelemetry/exporter-trace-otlp-grpc")).OTLPTraceExporter()
-        : protocol === "http/json"
-          ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter()
-          : new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
-    spanProcessors = [new base.BatchSpanProcessor(exporter)];
-  }
-  const configured =
-    opts.sampler === undefined
-      ? envSampler(base, process.env.OTEL_TRACES_SAMPLER, process.env.OTEL_TRACES_SAMPLER_ARG)
-      : { sampler: opts.sampler, hint: opts.sampling ?? null };
-  // Root spans the facade sampled itself (PRESAMPLED in their context) are recorded without a
-  // second draw; every other decision is the configured sampler's.
-  const sampled = { decision: base.SamplingDecision.RECORD_AND_SAMPLED };
-  const inner = configured?.sampler;
-  const sampler: Sampler | undefined =
-    inner === undefined
-      ? undefined
-      : {
-          shouldSample: (ctx, ...rest) =>
-            ctx.getValue(PRESAMPLED) === true ? sampled : inner.shouldSample(ctx, ...rest),
-          toString: () => inner.toString(),
-        };
-  const provider = new node.NodeTracerProvider({
-    resource,
-    spanProcessors,
-    ...(sampler === undefined ? {} : { sampler }),
-  });
-  // The async-local-storage context manager (the first node of a process registers it; our own
-  // propagation code reads traceparent, so no global propagator is needed).
-  provider.register({ propagator: null });
-  // Per-subscriber spans (deliver, ack) skip the SDK's Span class and go to the same processors.
-  const processors = spanProcessors;
-  const recorder: SpanRecorder = {
-    resource,
-    scope: { name: "svc", version: VERSION },
-    record: (span) => {
-      for (const p of processors) p.onEnd(span as unknown as ReadableSpan);
-    },
-  };
-  const tracing = new Tracing(
-    api,
-    provider.getTracer("svc", VERSION),
-    maxDeliverSpans,
-    configured?.hint ?? null,
-    recorder,
-  );
-  return { tracing, shutdown: () => provider.shutdown() };
-}
-
-/**
- * The sampler of OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (unset: parentbased_always_on) and
- * what the facade may decide from it; undefined for a value this does not know (the SDK then reads
- * the variables itself, and every decision is its sampler's).
- */
-export function envSampler(
-  base: typeof import("@opentelemetry/sdk-trace-base"),
-  name: string | undefined,
-  arg: string | undefined,
-): { sampler: Sampler; hint: SamplingHint } | undefined {
-  // The SDK's rule: a missing, unparsable or out-of-range ratio is 1.
-  const n = arg === undefined || arg.trim() === "" ? Number.NaN : Number(arg);
-  const ratio = Number.isFinite(n) && n >= 0 && n <= 1 ? n : 1;
-  const parentBased = (root: Sampler) => new base.ParentBasedSampler({ root });
-  switch ((name ?? "parentbased_always_on").trim().toLowerCase()) {
-    case "always_on":
-      return { sampler: new base.AlwaysOnSampler(), hint: { root: 1, parentBased: false } };
-    case "always_off":
-      return { sampler: new base.AlwaysOffSampler(), hint: { root: 0, parentBased: false } };
-    case "traceidratio":
-      return { sampler: new base.TraceIdRatioBasedSampler(ratio), hint: { root: ratio, parentBased: false } };
-    case "parentbased_always_on":
-      return { sampler: parentBased(new base.AlwaysOnSampler()), hint: { root: 1, parentBased: true } };
-    case "parentbased_always_off":
-      return { sampler: parentBased(new base.AlwaysOffSampler()), hint: { root: 0, parentBased: true } };
-    case "parentbased_traceidratio":
-      return {
-        sampler: parentBased(new base.TraceIdRatioBasedSampler(ratio)),
-        hint: { root: ratio, parentBased: true },
-      };
-    default:
-      return undefined;
-  }
+  tracing?: TracingSdkOptions;
 }
 
 /** Builds and starts a node; on failure everything started so far is stopped again. */

@@ -16,8 +16,8 @@ import {
   TraceIdRatioBasedSampler,
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { envSampler, startTracingSdk, type TracingSdk } from "../../src/main.ts";
 import { PRESAMPLED, type SamplingHint, Tracing } from "../../src/telemetry/tracing.ts";
+import { envSampler, startTracingSdk, type TracingSdk } from "../../src/tracing-sdk.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";

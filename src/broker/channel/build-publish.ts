@@ -1,7 +1,9 @@
 // Outgoing PUBLISH bytes for one delivery (MQTT 5.0 section 3.3): retain flag per Retain As
 // Published, remaining message expiry, subscription identifier, outbound topic alias, and the
 // client's Maximum Packet Size [MQTT-3.1.2-24]. A delivery without per-subscriber properties is
-// serialized once per message and protocol shape; subscribers share those bytes.
+// serialized once per message and protocol shape; subscribers share those bytes. A large payload
+// (SPLIT_AT bytes and more) is never copied: the bytes built end before it and the caller writes
+// the message's own payload buffer after them (takeTrailingPayload).
 
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
 import { encodePublish, type PublishFields } from "../../mqtt/publish-encoder.ts";
@@ -16,6 +18,20 @@ import type { Channel } from "./channel.ts";
  */
 const CACHE = Symbol("publish-bytes");
 type Cached = Message & { [CACHE]?: (Buffer | undefined)[] };
+
+/** Payload size from which PUBLISH bytes are built without the payload (written after them). */
+const SPLIT_AT = 4096;
+/** Bytes serialize() built without their payload. */
+const HEADER_ONLY = new WeakSet<Buffer>();
+/** The payload the last buildPublish() left for the caller to write, null if none. */
+let trailing: Buffer | null = null;
+
+/** The payload to write right after the bytes buildPublish() returned (null: they are whole). */
+export function takeTrailingPayload(): Buffer | null {
+  const t = trailing;
+  trailing = null;
+  return t;
+}
 
 export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean): Buffer | null {
   const msg = d.msg;
@@ -34,8 +50,7 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
       tpl = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain, null);
       cache[slot] = tpl;
     }
-    if (d.qos === 0) return fits(ch, tpl);
-    return fits(ch, withPacketId(tpl, pid, dup));
+    return withTrailing(ch, msg, d.qos === 0 ? tpl : withPacketId(tpl, pid, dup), tpl);
   }
   if (trace !== null && d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null) {
     const tp = trace.traceparent;
@@ -44,7 +59,8 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
     if (bytes !== null) return fits(ch, bytes);
   }
   newAlias = null;
-  const bytes = fits(ch, serialize(ch, msg, d, pid, dup, retain, trace));
+  const built = serialize(ch, msg, d, pid, dup, retain, trace);
+  const bytes = withTrailing(ch, msg, built, built);
   // A mapping the client never received must not be relied on later [MQTT-3.3.2-12].
   if (bytes === null && newAlias !== null) ch.outAliases?.forget(newAlias);
   return bytes;
@@ -117,6 +133,14 @@ function fits(ch: Channel, bytes: Buffer): Buffer | null {
   return ch.clientMaxPacket > 0 && bytes.length > ch.clientMaxPacket ? null : bytes;
 }
 
+/** `bytes` (built from `built`) and, when `built` ends before the payload, the payload to follow. */
+function withTrailing(ch: Channel, msg: Message, bytes: Buffer, built: Buffer): Buffer | null {
+  if (msg.payload.length < SPLIT_AT || !HEADER_ONLY.has(built)) return fits(ch, bytes);
+  if (ch.clientMaxPacket > 0 && bytes.length + msg.payload.length > ch.clientMaxPacket) return null;
+  trailing = msg.payload;
+  return bytes;
+}
+
 function serialize(
   ch: Channel,
   msg: Message,
@@ -171,5 +195,10 @@ function serialize(
     pid,
     properties: packet.properties as Record<string, unknown> | undefined,
   };
-  return encodePublish(fields, ch.protoVer === 5) ?? mqttPacket.generate(packet, { protocolVersion: ch.protoVer });
+  // Traced deliveries keep whole bytes (their template is patched in place).
+  const headerOnly = msg.payload.length >= SPLIT_AT && trace === null;
+  const bytes = encodePublish(fields, ch.protoVer === 5, headerOnly);
+  if (bytes === null) return mqttPacket.generate(packet, { protocolVersion: ch.protoVer });
+  if (headerOnly) HEADER_ONLY.add(bytes);
+  return bytes;
 }

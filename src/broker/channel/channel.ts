@@ -15,7 +15,7 @@ import type { Session } from "../session/session.ts";
 import type { InboundAliases, OutboundAliases } from "../session/topic-aliases.ts";
 import type { ZoneSettings } from "../settings.ts";
 import type { ClientInfo, Message } from "../types.ts";
-import { buildPublish } from "./build-publish.ts";
+import { buildPublish, takeTrailingPayload } from "./build-publish.ts";
 import { handleAcks } from "./handle-acks.ts";
 import { handleAuth } from "./handle-auth.ts";
 import { handleConnect } from "./handle-connect.ts";
@@ -173,6 +173,8 @@ export class Channel implements SessionOutlet {
     const bytes = buildPublish(this, d, pid, dup);
     if (bytes === null) return false;
     this.conn.sendBytes(bytes);
+    const payload = takeTrailingPayload();
+    if (payload !== null) this.conn.sendBytes(payload);
     // Plain per-connection counters; the node totals (messages.sent, packets.publish.sent,
     // messages.qosN.sent, messages.delivered) are derived from them (metrics.ts).
     const c = this.counters;

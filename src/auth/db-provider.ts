@@ -144,6 +144,24 @@ export function originOf(conf: PluginConf, key: string, plugin: string): string 
 }
 
 /** Reads a `password_hash` key; a problem goes to `issues` (file:line). */
+/**
+ * The settings every family shares: the `query_timeout` and `on_error` of timeoutEntries(), and
+ * the password hash at `hashKey` (a bad one is an issue).
+ */
+export function readCommon(
+  conf: PluginConf,
+  key: string,
+  hashKey: string,
+  plugin: string,
+  issues: string[],
+): Omit<DbCommonSettings, "target"> {
+  return {
+    timeout: conf.get(`auth.${key}.query_timeout`) as number,
+    onError: conf.get(`auth.${key}.on_error`) as OnError,
+    hash: readHash(conf, hashKey, plugin, issues),
+  };
+}
+
 export function readHash(conf: PluginConf, key: string, plugin: string, issues: string[]): HashSpec {
   try {
     return parseHashSpec(conf.get(key) as string);

@@ -281,7 +281,7 @@ export class Tracing {
 
   /** The carrier of a span context (W3C traceparent, and tracestate when there is one). */
   carrierOfContext(sc: SpanContext): TraceCarrier {
-    const tp = `00-${sc.traceId}-${sc.spanId}-${sc.traceFlags & 1 ? "01" : "00"}`;
+    const tp = `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
     const ts = sc.traceState?.serialize();
     return ts === undefined || ts === "" ? { traceparent: tp } : { traceparent: tp, tracestate: ts };
   }
@@ -305,10 +305,7 @@ export class Tracing {
 
   /** The carrier of `span` (W3C traceparent, and tracestate when there is one). */
   carrier(span: Span): TraceCarrier {
-    const sc = span.spanContext();
-    const tp = `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
-    const ts = sc.traceState?.serialize();
-    return ts === undefined || ts === "" ? { traceparent: tp } : { traceparent: tp, tracestate: ts };
+    return this.carrierOfContext(span.spanContext());
   }
 
   /** The carrier read from text pairs (user properties, headers), undefined when none or invalid. */
@@ -358,6 +355,14 @@ export class Tracing {
         return K.INTERNAL;
     }
   }
+}
+
+/** The carrier a traced message holds in its headers (`traceparent`, `tracestate`), if any. */
+export function carrierOfHeaders(h: Record<string, unknown> | undefined): TraceCarrier | undefined {
+  if (h === undefined || typeof h.traceparent !== "string") return undefined;
+  return typeof h.tracestate === "string"
+    ? { traceparent: h.traceparent, tracestate: h.tracestate }
+    : { traceparent: h.traceparent };
 }
 
 function first(v: unknown): string | undefined {

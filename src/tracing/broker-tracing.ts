@@ -19,7 +19,13 @@ import type { Broker } from "../broker/broker.ts";
 import type { TracingPort } from "../broker/ports.ts";
 import type { ClientInfo, Message, QoS } from "../broker/types.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
-import { MESSAGING_SYSTEM, type Span, type TraceCarrier, type Tracing } from "../telemetry/tracing.ts";
+import {
+  carrierOfHeaders,
+  MESSAGING_SYSTEM,
+  type Span,
+  type TraceCarrier,
+  type Tracing,
+} from "../telemetry/tracing.ts";
 
 const OWNER = "tracing";
 
@@ -41,13 +47,6 @@ interface DeliverState {
 }
 
 type TracedHeaders = Record<string, unknown> & { [STATE]?: DeliverState };
-
-function carrierOfHeaders(h: Record<string, unknown> | undefined): TraceCarrier | undefined {
-  if (h === undefined || typeof h.traceparent !== "string") return undefined;
-  return typeof h.tracestate === "string"
-    ? { traceparent: h.traceparent, tracestate: h.tracestate }
-    : { traceparent: h.traceparent };
-}
 
 function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): Record<string, unknown> {
   const out: Record<string, unknown> = { ...h, traceparent: c.traceparent };

@@ -150,55 +150,62 @@ function serialize(
   retain: boolean,
   trace: Record<string, string> | null,
 ): Buffer {
+  const v5 = ch.protoVer === 5;
+  const fields: PublishFields = { topic: msg.topic, payload: msg.payload, qos: d.qos, retain, dup, pid };
+  if (v5) fields.properties = outgoingProperties(ch, msg, d, trace, fields);
+  // Traced deliveries keep whole bytes (their template is patched in place).
+  const headerOnly = msg.payload.length >= SPLIT_AT && trace === null;
+  const bytes = encodePublish(fields, v5, headerOnly);
+  if (bytes !== null) {
+    if (headerOnly) HEADER_ONLY.add(bytes);
+    return bytes;
+  }
+  // A property the encoder does not write: mqtt-packet serializes the whole packet.
   const packet: IPublishPacket = {
     cmd: "publish",
-    topic: msg.topic,
+    topic: fields.topic,
     payload: msg.payload,
     qos: d.qos,
     dup,
     retain,
     messageId: d.qos > 0 ? pid : undefined,
+    properties: fields.properties as IPublishPacket["properties"],
   };
-  if (ch.protoVer === 5) {
-    const props: NonNullable<IPublishPacket["properties"]> = msg.properties === undefined ? {} : { ...msg.properties };
-    if (msg.expiresAt !== 0) {
-      // [MQTT-3.3.2-6] the interval sent is what remains.
-      props.messageExpiryInterval = Math.max(1, Math.ceil((msg.expiresAt - Date.now()) / 1000));
-    }
-    if (d.opts.subId > 0) props.subscriptionIdentifier = d.opts.subId;
-    if (trace !== null) {
-      // The publisher's trace context is replaced by the deliver span's.
-      const up = { ...props.userProperties };
-      delete up.traceparent;
-      delete up.tracestate;
-      props.userProperties = Object.assign(up, trace);
-    }
-    if (ch.outAliases !== null) {
-      const a = ch.outAliases.lookup(msg.topic);
-      if (a !== null) {
-        props.topicAlias = a.alias;
-        if (a.known) packet.topic = "";
-        else newAlias = msg.topic;
-      }
-    }
-    for (const _ in props) {
-      packet.properties = props;
-      break;
-    }
+  return mqttPacket.generate(packet, { protocolVersion: ch.protoVer });
+}
+
+/**
+ * A 5.0 delivery's properties: the message's own (as they are when nothing is added), plus the
+ * remaining message expiry, the subscription identifier, the deliver span's trace context and
+ * the outbound topic alias (a known alias empties `fields.topic`).
+ */
+function outgoingProperties(
+  ch: Channel,
+  msg: Message,
+  d: Delivery,
+  trace: Record<string, string> | null,
+  fields: PublishFields,
+): PublishFields["properties"] {
+  const alias = ch.outAliases === null ? null : ch.outAliases.lookup(msg.topic);
+  if (msg.expiresAt === 0 && d.opts.subId === 0 && trace === null && alias === null)
+    return msg.properties as PublishFields["properties"];
+  const props: NonNullable<IPublishPacket["properties"]> = msg.properties === undefined ? {} : { ...msg.properties };
+  if (msg.expiresAt !== 0) {
+    // [MQTT-3.3.2-6] the interval sent is what remains.
+    props.messageExpiryInterval = Math.max(1, Math.ceil((msg.expiresAt - Date.now()) / 1000));
   }
-  const fields: PublishFields = {
-    topic: packet.topic as string,
-    payload: msg.payload,
-    qos: d.qos,
-    retain,
-    dup,
-    pid,
-    properties: packet.properties as Record<string, unknown> | undefined,
-  };
-  // Traced deliveries keep whole bytes (their template is patched in place).
-  const headerOnly = msg.payload.length >= SPLIT_AT && trace === null;
-  const bytes = encodePublish(fields, ch.protoVer === 5, headerOnly);
-  if (bytes === null) return mqttPacket.generate(packet, { protocolVersion: ch.protoVer });
-  if (headerOnly) HEADER_ONLY.add(bytes);
-  return bytes;
+  if (d.opts.subId > 0) props.subscriptionIdentifier = d.opts.subId;
+  if (trace !== null) {
+    // The publisher's trace context is replaced by the deliver span's.
+    const up = { ...props.userProperties };
+    delete up.traceparent;
+    delete up.tracestate;
+    props.userProperties = Object.assign(up, trace);
+  }
+  if (alias !== null) {
+    props.topicAlias = alias.alias;
+    if (alias.known) fields.topic = "";
+    else newAlias = msg.topic;
+  }
+  return props as PublishFields["properties"];
 }

@@ -9,7 +9,7 @@
 // evaluation; action spans end when the action settles (an asynchronous one outlives its parent).
 
 import type { Message } from "../../broker/types.ts";
-import type { Span, TraceCarrier, Tracing } from "../../telemetry/tracing.ts";
+import { carrierOfHeaders, type Span, type TraceCarrier, type Tracing } from "../../telemetry/tracing.ts";
 
 export type RuleOutcome = "passed" | "no_result" | "failed";
 
@@ -21,12 +21,8 @@ export class RuleTracing {
 
   /** The rule span of a traced message, undefined when the message carries no trace context. */
   rule(msg: Message | null, ruleId: string, event: string): Span | undefined {
-    const h = msg?.headers;
-    if (h === undefined || typeof h.traceparent !== "string") return undefined;
-    const parent: TraceCarrier =
-      typeof h.tracestate === "string"
-        ? { traceparent: h.traceparent, tracestate: h.tracestate }
-        : { traceparent: h.traceparent };
+    const parent = carrierOfHeaders(msg?.headers);
+    if (parent === undefined) return undefined;
     const span = this.t.startSampled("rule ", ruleId, { kind: "internal", parent });
     span?.setAttributes({
       "svc.rule.id": ruleId,

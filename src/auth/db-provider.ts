@@ -26,6 +26,7 @@ import type { PluginConf } from "../plugins/plugin-conf.ts";
 import type { Plugin } from "../plugins/registry.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { type AclDecision, type AclSource, compileRules, firstMatch } from "./acl.ts";
+import { BackendHealth } from "./backend-health.ts";
 import { ALLOW, type AuthAnswer, type AuthProvider, BAD_PASSWORD } from "./chain.ts";
 import type { DbAclRules } from "./db-acl.ts";
 import type { BackendProviderDeps } from "./http-provider.ts";
@@ -257,6 +258,7 @@ export class DbProvider<S extends DbCommonSettings> implements Plugin, AuthProvi
   readonly name: string;
   readonly description: string;
   readonly alarm: string;
+  private readonly health: BackendHealth;
   private settings: S | undefined;
   private backend: DbBackend | undefined;
 
@@ -267,6 +269,7 @@ export class DbProvider<S extends DbCommonSettings> implements Plugin, AuthProvi
     this.name = family.plugin;
     this.description = family.description;
     this.alarm = `auth_${family.key}_down`;
+    this.health = new BackendHealth(deps, family.plugin, this.alarm, family.label);
   }
 
   load(): void {
@@ -290,7 +293,7 @@ export class DbProvider<S extends DbCommonSettings> implements Plugin, AuthProvi
   async unload(): Promise<void> {
     this.deps.chain.remove(this.name);
     this.deps.acl.removeSource(this.name);
-    this.deps.alarms()?.deactivate(this.alarm);
+    this.health.clear();
     const b = this.backend;
     const timeout = this.settings?.timeout ?? 5000;
     this.backend = undefined;
@@ -339,19 +342,15 @@ export class DbProvider<S extends DbCommonSettings> implements Plugin, AuthProvi
   private async call<T>(s: S, f: () => Promise<T>): Promise<T | typeof FAILED> {
     try {
       const v = await withDeadline(f(), s.timeout);
-      if (this.deps.alarms()?.deactivate(this.alarm)) {
-        this.deps.logger.info({ plugin: this.name, server: s.target }, `${this.family.label} answers again`);
-      }
+      this.health.up({ server: s.target });
       return v;
     } catch (err) {
       const reason = describe(err);
-      const raised = this.deps.alarms()?.activate(this.alarm, `${this.family.label} ${s.target} is down`, {
-        server: s.target,
-        reason,
-      });
-      const log = { plugin: this.name, server: s.target, reason, on_error: s.onError };
-      if (raised !== false) this.deps.logger.error(log, `${this.family.label} unavailable`);
-      else this.deps.logger.debug(log, `${this.family.label} still unavailable`);
+      this.health.down(
+        `${this.family.label} ${s.target} is down`,
+        { server: s.target, reason },
+        { server: s.target, reason, on_error: s.onError },
+      );
       return FAILED;
     }
   }

@@ -24,6 +24,7 @@ import { loadPluginConf, type PluginConf, type PluginConfSchema } from "../plugi
 import type { Plugin } from "../plugins/registry.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { AclDecision, AclSource } from "./acl.ts";
+import { BackendHealth } from "./backend-health.ts";
 import { ALLOW, type AuthAnswer, type AuthChain, type AuthProvider } from "./chain.ts";
 import { svcConfHint } from "./credential-provider.ts";
 import {
@@ -181,7 +182,11 @@ export class HttpProvider implements Plugin, AuthProvider, AclSource {
   private settings: HttpProviderSettings | undefined;
   private pool: RequestPool | undefined;
 
-  constructor(private readonly deps: BackendProviderDeps) {}
+  private readonly health: BackendHealth;
+
+  constructor(private readonly deps: BackendProviderDeps) {
+    this.health = new BackendHealth(deps, HTTP_PLUGIN, HTTP_ALARM, "HTTP authentication service");
+  }
 
   load(): void {
     const s = loadHttpSettings(this.deps.etcDir);
@@ -198,7 +203,7 @@ export class HttpProvider implements Plugin, AuthProvider, AclSource {
   unload(): void {
     this.deps.chain.remove(this.name);
     this.deps.acl.removeSource(this.name);
-    this.deps.alarms()?.deactivate(HTTP_ALARM);
+    this.health.clear();
     this.settings = undefined;
     this.pool = undefined;
   }
@@ -238,19 +243,15 @@ export class HttpProvider implements Plugin, AuthProvider, AclSource {
     const { url, init } = buildRequest(spec, vars);
     try {
       const a = await pool.request(url, init);
-      if (this.deps.alarms()?.deactivate(HTTP_ALARM)) {
-        this.deps.logger.info({ plugin: this.name, url: spec.url }, "HTTP authentication service answers again");
-      }
+      this.health.up({ url: spec.url });
       return a;
     } catch (err) {
       const reason = describe(err);
-      const raised = this.deps.alarms()?.activate(HTTP_ALARM, `HTTP authentication service ${spec.url} is down`, {
-        url: spec.url,
-        reason,
-      });
-      const log = { plugin: this.name, url: spec.url, reason, on_error: this.settings?.onError };
-      if (raised !== false) this.deps.logger.error(log, "HTTP authentication service unavailable");
-      else this.deps.logger.debug(log, "HTTP authentication service still unavailable");
+      this.health.down(
+        `HTTP authentication service ${spec.url} is down`,
+        { url: spec.url, reason },
+        { url: spec.url, reason, on_error: this.settings?.onError },
+      );
       return undefined;
     }
   }

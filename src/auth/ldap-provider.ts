@@ -25,6 +25,7 @@ import { RC } from "../mqtt/reason-codes.ts";
 import { matchTopic } from "../mqtt/topic.ts";
 import type { Plugin } from "../plugins/registry.ts";
 import type { AclDecision, AclSource } from "./acl.ts";
+import { BackendHealth } from "./backend-health.ts";
 import { ALLOW, type AuthAnswer, type AuthProvider, BAD_PASSWORD } from "./chain.ts";
 import type { BackendProviderDeps } from "./http-provider.ts";
 import { checkLdapPassword, schemeOf } from "./ldap-password.ts";
@@ -64,7 +65,11 @@ export class LdapProvider implements Plugin, AuthProvider, AclSource {
   private settings: LdapSettings | undefined;
   private pool: LdapPool | undefined;
 
-  constructor(private readonly deps: BackendProviderDeps) {}
+  private readonly health: BackendHealth;
+
+  constructor(private readonly deps: BackendProviderDeps) {
+    this.health = new BackendHealth(deps, LDAP_PLUGIN, LDAP_ALARM, "LDAP directory");
+  }
 
   load(): void {
     const s = loadLdapSettings(this.deps.etcDir);
@@ -88,7 +93,7 @@ export class LdapProvider implements Plugin, AuthProvider, AclSource {
   async unload(): Promise<void> {
     this.deps.chain.remove(this.name);
     this.deps.acl.removeSource(this.name);
-    this.deps.alarms()?.deactivate(LDAP_ALARM);
+    this.health.clear();
     const pool = this.pool;
     this.settings = undefined;
     this.pool = undefined;
@@ -160,21 +165,17 @@ export class LdapProvider implements Plugin, AuthProvider, AclSource {
     if (this.pool === undefined) return "down";
     try {
       const r = await op();
-      if (this.deps.alarms()?.deactivate(LDAP_ALARM)) {
-        this.deps.logger.info({ plugin: this.name }, "LDAP directory answers again");
-      }
+      this.health.up({});
       return r;
     } catch (err) {
       const url = err instanceof LdapUnavailable ? err.url : undefined;
       const reason = err instanceof Error ? err.message : String(err);
       const servers = this.settings?.urls;
-      const raised = this.deps.alarms()?.activate(LDAP_ALARM, `LDAP directory ${url ?? servers?.join(",")} is down`, {
-        servers,
-        reason,
-      });
-      const log = { plugin: this.name, url, reason, on_error: this.settings?.onError };
-      if (raised !== false) this.deps.logger.error(log, "LDAP directory unavailable");
-      else this.deps.logger.debug(log, "LDAP directory still unavailable");
+      this.health.down(
+        `LDAP directory ${url ?? servers?.join(",")} is down`,
+        { servers, reason },
+        { url, reason, on_error: this.settings?.onError },
+      );
       return "down";
     }
   }

@@ -16,8 +16,6 @@ import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqua
 import { promisify } from "node:util";
 
 export const SCRAM_SHA_256 = "SCRAM-SHA-256";
-/** RFC 7677 section 4: the iteration count SHOULD be at least 4096. */
-export const SCRAM_MIN_ITERATIONS = 4096;
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -80,10 +78,6 @@ function attrs(s: string): Map<string, string> {
 export function decodeSaslName(s: string): string {
   if (/=(?!2C|3D)/.test(s)) throw new ScramError("invalid-username-encoding");
   return s.replace(/=2C/g, ",").replace(/=3D/g, "=");
-}
-
-export function encodeSaslName(s: string): string {
-  return s.replace(/=/g, "=3D").replace(/,/g, "=2C");
 }
 
 /** A failure of the exchange; `message` is the RFC 5802 server-error value. */

@@ -13,7 +13,7 @@ import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { awaitRoutes, ETCD_INSTALL_HINT, etcdPath, NODE_NAMES, startCluster } from "./cluster.js";
-import { ALL_PEERS, brokerVersions, mosquittoPath, startBroker, TRACING_PEERS } from "./peers/brokers.js";
+import { ALL_PEERS, brokerVersions, mosquittoPath, RULES_PEERS, startBroker, TRACING_PEERS } from "./peers/brokers.js";
 import {
   canRaiseNofile,
   cpuMs,
@@ -39,7 +39,8 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
   --peers A,B       brokers, in run order (default: svc,aedes,mosquitto; mosquitto only
                     when on PATH); also svc-trace1 and svc-trace100: svc with tracing on,
                     sampling 1% or 100%, exporting OTLP to a sink in the bench (the cost of
-                    tracing end to end: the "svc vs svc-traceN" ratio)
+                    tracing end to end: the "svc vs svc-traceN" ratio); svc-rules10: svc
+                    with 10 rules, 5 matching every message (the "svc vs svc-rules10" ratio)
   --full            also measure memory with 100,000 idle connections (needs ulimit -n
                     above 100,000 for the broker)
   --out FILE        JSON lines output (default bench/results/latest.jsonl)
@@ -97,8 +98,9 @@ const profDir = opt("prof", "") ? resolve(opt("prof")) : "";
 let peers = list(opt("peers"));
 if (peers.length === 0) peers = ALL_PEERS.filter((p) => p !== "mosquitto" || mosquittoPath());
 for (const p of peers) {
-  if (!ALL_PEERS.includes(p) && !(p in TRACING_PEERS)) {
-    console.error(`bench: unknown peer ${p} (known: ${[...ALL_PEERS, ...Object.keys(TRACING_PEERS)].join(", ")})`);
+  if (!ALL_PEERS.includes(p) && !(p in TRACING_PEERS) && !(p in RULES_PEERS)) {
+    const known = [...ALL_PEERS, ...Object.keys(TRACING_PEERS), ...Object.keys(RULES_PEERS)];
+    console.error(`bench: unknown peer ${p} (known: ${known.join(", ")})`);
     process.exit(2);
   }
 }

@@ -24,6 +24,29 @@ export const ALL_PEERS = ["svc", "aedes", "mosquitto"];
 export const TRACING_PEERS = { "svc-trace1": 0.01, "svc-trace100": 1 };
 
 /**
+ * svc-rules10 (named in --peers only): svc with 10 enabled rules created through the management
+ * API before the run, 5 of which match every bench topic (`bench/...`: SQL evaluated, WHERE
+ * passed, a do_nothing action run) and 5 of which match none, the rule engine issue's benchmark
+ * shape (bench/rules-cost.js measures the same rules in-process). "svc vs svc-rules10" is then
+ * the throughput without rules over the one with them.
+ */
+export const RULES_PEERS = { "svc-rules10": true };
+export const BENCH_RULES = [
+  // matching every bench topic
+  'SELECT * FROM "bench/#"',
+  'SELECT payload, clientid, topic FROM "bench/#" WHERE qos >= 0',
+  "SELECT topic, qos, timestamp FROM \"bench/#\" WHERE topic =~ 'bench/#'",
+  'SELECT clientid as c, upper(topic) as t FROM "#"',
+  "SELECT * FROM \"message.publish\" WHERE topic =~ 'bench/#'",
+  // matching none
+  'SELECT * FROM "other/a/t"',
+  'SELECT * FROM "other/+/t"',
+  'SELECT payload FROM "sensor/#"',
+  'SELECT * FROM "benchmark/#"',
+  'SELECT * FROM "$events/client_connected"',
+];
+
+/**
  * svc settings the bench changes, besides the listener address and data dir (listeners other than
  * MQTT/TCP, the management API and the dashboard are switched off so that no fixed port is bound):
  * - zone.external.max_mqueue_len = 10000 (default 1000): the same queue bound as Mosquitto's
@@ -115,6 +138,7 @@ function tail(s) {
 export async function startBroker(name, { dir, connScenario = false, nofile = 4096, profDir = "", settings = {} }) {
   if (name === "svc") return startSvc({ dir, connScenario, nofile, profDir, extra: settings });
   if (name in TRACING_PEERS) return startTracedSvc(name, TRACING_PEERS[name], { dir, connScenario, nofile, profDir });
+  if (name in RULES_PEERS) return startRulesSvc(name, { dir, connScenario, nofile, profDir });
   if (name === "aedes") return startAedes({ nofile });
   if (name === "mosquitto") return startMosquitto({ dir, nofile });
   throw new Error(`unknown broker ${name}`);
@@ -204,7 +228,34 @@ async function startTracedSvc(name, ratio, { dir, connScenario, nofile, profDir 
   }
 }
 
-async function startSvc({ dir, connScenario, nofile, profDir, extra, env: more = {} }) {
+async function startRulesSvc(name, { dir, connScenario, nofile, profDir }) {
+  const h = await startSvc({
+    dir,
+    connScenario,
+    nofile,
+    profDir,
+    extra: { "management.listener.http": "127.0.0.1:0" },
+    apiPort: true,
+  });
+  try {
+    const auth = `Basic ${Buffer.from("admin:public").toString("base64")}`;
+    for (const rawsql of BENCH_RULES) {
+      const res = await fetch(`http://127.0.0.1:${h.apiPort}/api/v4/rules`, {
+        method: "POST",
+        headers: { authorization: auth, "content-type": "application/json" },
+        body: JSON.stringify({ rawsql, actions: [{ name: "do_nothing", params: {} }] }),
+      });
+      const body = await res.json();
+      if (body.code !== 0) throw new Error(`svc-rules10: rule not created: ${JSON.stringify(body)}`);
+    }
+  } catch (err) {
+    await h.stop();
+    throw err;
+  }
+  return { ...h, name };
+}
+
+async function startSvc({ dir, connScenario, nofile, profDir, extra, env: more = {}, apiPort = false }) {
   if (!existsSync(join(ROOT, "dist", "cli", "svc.js"))) throw new Error("svc is not built: run `npm run build` first");
   const conf = join(dir, "svc.conf");
   writeFileSync(conf, "# bench: defaults only; overrides on the command line\n");
@@ -236,16 +287,18 @@ async function startSvc({ dir, connScenario, nofile, profDir, extra, env: more =
     ...more,
   };
   const child = spawnWithNofile(process.execPath, args, nofile, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  const port = await waitForOutput(
+  const ports = await waitForOutput(
     child,
     [child.stdout, child.stderr],
     (out) => {
       const m = /"listener":"mqtt:tcp:external","host":"[^"]+","port":(\d+)/.exec(out);
-      return m ? Number(m[1]) : undefined;
+      const a = /"listener":"http:management:[^"]*","host":"[^"]+","port":(\d+)/.exec(out);
+      if (m === null || (apiPort && a === null)) return undefined;
+      return { port: Number(m[1]), api: a === null ? 0 : Number(a[1]) };
     },
     "svc",
   );
-  return handle("svc", child, port);
+  return { ...handle("svc", child, ports.port), apiPort: ports.api };
 }
 
 async function startAedes({ nofile }) {

@@ -68,6 +68,7 @@ export interface SubOpts {
 }
 
 let seqCounter = 0;
+const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const idPrefix = (Date.now() * 1000 + Math.floor(Math.random() * 1000)).toString(16);
 
 export function nextSeq(): number {
@@ -77,7 +78,10 @@ export function nextSeq(): number {
 
 /** Text id of a message (hex), unique per node run; built only when someone asks (rules, API). */
 export function messageId(m: Message): string {
-  return `${idPrefix}${m.seq.toString(16).padStart(8, "0")}`;
+  const s = m.seq;
+  // Number formatting with a radix is slow: below 2^32 the 8 digits come from a table.
+  if (s > 0xffffffff) return `${idPrefix}${s.toString(16)}`;
+  return idPrefix + HEX2[s >>> 24] + HEX2[(s >>> 16) & 255] + HEX2[(s >>> 8) & 255] + HEX2[s & 255];
 }
 
 export interface NewMessage {

@@ -36,6 +36,11 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
   private readonly table = new Map<keyof M, Entry[]>();
   // Snapshot arrays, replaced on change, so running hooks never see a list mutate under them.
   private readonly empty: readonly Entry[] = [];
+  /**
+   * Which hookpoints have callbacks, as properties (set to false, never deleted, so the object keeps
+   * a fast shape): has() is a property load on the hot paths, not a Map lookup.
+   */
+  private readonly active: Partial<Record<keyof M, boolean>> = {};
 
   constructor(private readonly logger: HookLogger) {}
 
@@ -46,19 +51,22 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
     while (i > 0 && list[i - 1].priority < priority) i--;
     list.splice(i, 0, { fn, priority, owner });
     this.table.set(name, list);
+    this.active[name] = true;
   }
 
   /** Removes every callback that `owner` registered (a plugin unloading). */
   removeOwner(owner: string): void {
     for (const [name, list] of this.table) {
       const kept = list.filter((e) => e.owner !== owner);
-      if (kept.length === 0) this.table.delete(name);
-      else this.table.set(name, kept);
+      if (kept.length === 0) {
+        this.table.delete(name);
+        this.active[name] = false;
+      } else this.table.set(name, kept);
     }
   }
 
   has(name: keyof M): boolean {
-    return this.table.has(name);
+    return this.active[name] === true;
   }
 
   /** Calls every callback; results are ignored, crashes logged. */

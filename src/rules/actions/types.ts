@@ -28,7 +28,11 @@ export interface ActionContext {
   resource(): ResourceInstance | undefined;
 }
 
-/** Runs the action for one selected row; `ctx` is the event the row came from. Throws/rejects on failure. */
+/**
+ * Runs the action for one selected row; `ctx` is the event the row came from. Throws/rejects on
+ * failure. Both are read-only: the actions of a rule share the row, and a `SELECT *` row is the
+ * event's columns themselves, shared by every rule of the event.
+ */
 export type ActionFn = (data: Row, ctx: Row) => void | Promise<void>;
 
 export interface ActionDef {

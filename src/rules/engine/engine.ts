@@ -24,6 +24,7 @@ import { type AlarmSink, ResourceManager } from "../resources/manager.ts";
 import type { ResourceTypeDef } from "../resources/types.ts";
 import { webHookType } from "../resources/web-hook.ts";
 import { type CompiledRule, compileRule } from "../runtime/compile.ts";
+import { Frame } from "../runtime/scope.ts";
 import type { Row } from "../runtime/values.ts";
 import * as C from "./context.ts";
 import { addEventHook } from "./event-hooks.ts";
@@ -47,6 +48,8 @@ export interface LoadedAction {
   readonly fn: ActionFn | null;
   readonly metrics: ActionMetrics;
   readonly fallbacks: LoadedAction[];
+  /** The resource the action uses (`$resource`), or null. */
+  readonly resource: string | null;
 }
 
 export interface LoadedRule {
@@ -294,6 +297,7 @@ export class RuleEngine {
         fn,
         metrics: prevActions.get(a.id) ?? new ActionMetrics(),
         fallbacks: (a.fallbacks ?? []).map(mk),
+        resource: resId ?? null,
       };
     };
     this.loaded.set(id, {
@@ -400,14 +404,17 @@ export class RuleEngine {
       return;
     }
     const tr = this.tracer;
+    // One root frame for every rule of the event: the payload is JSON-decoded at most once.
+    const root = new Frame(ctx, null);
+    this.o.broker.metrics.add(RULES_MATCHED, w.rules.length);
     for (const r of w.rules) {
       const m = r.metrics;
       m.matched++;
-      this.o.broker.metrics.inc(RULES_MATCHED);
       const span = tr === null ? undefined : tr.rule(w.msg, r.id, "message.publish");
       let rows: Row[] | null;
       try {
-        rows = r.compiled.evaluate(ctx);
+        root.dict = null;
+        rows = r.compiled.evaluateIn(root);
       } catch (err) {
         m.failed++;
         m.exception++;
@@ -534,8 +541,7 @@ export class RuleEngine {
     if (span !== undefined) this.tracer?.endAction(span, ok, err);
     if (!ok) this.o.logger.debug({ action: a.record.id, reason: (err as Error)?.message }, "rule action failed");
     this.count(a, ok);
-    const res = a.record.params.$resource;
-    if (typeof res === "string") this.resources.reportOutcome(res, ok);
+    if (a.resource !== null) this.resources.reportOutcome(a.resource, ok);
     return ok;
   }
 

@@ -1,5 +1,6 @@
 // The rule compiler: parses a statement once and turns its AST into closures, so evaluating an
-// event walks no tree and parses nothing. `compileRule(sql)` gives a CompiledRule with the
+// event walks no tree and parses nothing; the common SELECT form is then generated as one
+// function per rule (codegen.ts). `compileRule(sql)` gives a CompiledRule with the
 // normalized FROM sources and `evaluate(ctx)`.
 //
 // Evaluation (emqx-facts 1.1):
@@ -27,6 +28,7 @@ import { type EventKey, eventsOfSource } from "../event-names.ts";
 import type { AliasPath, Expr, Field, PathSeg, Pos, Statement } from "../sql/ast.ts";
 import { SqlError } from "../sql/errors.ts";
 import { parseSql } from "../sql/parser.ts";
+import { type Ev, type FieldFn, generateSelect } from "./codegen.ts";
 import { RuleEvalError } from "./errors.ts";
 import { acceptsArity, arityText, lookupFunction } from "./functions/index.ts";
 import { add, compare, divide, intDiv, mul, negate, sub } from "./operators.ts";
@@ -54,10 +56,14 @@ export interface CompiledRule {
    * rejects or no element is left. Throws RuleEvalError when evaluation fails.
    */
   evaluate(ctx: Record<string, unknown>): Record<string, unknown>[] | null;
+  /**
+   * evaluate() over an event's root frame (`new Frame(ctx, null)`), which rules of the same event
+   * may share: the payload is then JSON-decoded once for all of them. Clear `root.dict` between
+   * rules (proc_dict_* is per evaluation).
+   */
+  evaluateIn(root: Frame): Record<string, unknown>[] | null;
 }
 
-type Ev = (f: Frame) => unknown;
-type FieldFn = (f: Frame, out: Row) => void;
 /** A path step known at compile time, or evaluated per event (`a[x]`). */
 type StepSrc = Step | ((f: Frame) => Step);
 
@@ -381,28 +387,23 @@ function storesDeep(field: Field): boolean {
   return x.kind === "path" && x.base.kind === "var";
 }
 
-function compileSelect(stmt: Statement): (ctx: Row) => Row[] | null {
+function compileSelect(stmt: Statement): (root: Frame) => Row[] | null {
+  const where = stmt.where === null ? null : compileExpr(stmt.where);
   if (!stmt.fields.some(storesDeep)) {
-    // The aliases' frame is the output row itself (see compileSharedField).
-    const leadingAll = stmt.fields.length > 0 && stmt.fields[0].kind === "all";
-    const fns = stmt.fields.map((x, i) => compileSharedField(x, i + 1));
-    const where = stmt.where === null ? null : compileExpr(stmt.where);
-    return (ctx) => {
-      const out: Row = leadingAll ? { ...ctx } : {};
-      const f = new Frame(out, new Frame(ctx, null));
-      try {
-        runFields(fns, f, out, leadingAll ? 1 : 0);
-        if (where !== null && !isTrue(where(f))) return null;
-      } catch (e) {
-        throw wrap(e);
-      }
-      return [out];
-    };
+    // The aliases' frame is the output row itself (see compileSharedField). The closures validate
+    // the statement (compile errors with positions); the evaluation is generated (codegen.ts).
+    for (let i = 0; i < stmt.fields.length; i++) compileSharedField(stmt.fields[i], i + 1);
+    return generateSelect({
+      stmt,
+      closure: compileExpr,
+      field: compileSharedField,
+      target: (x, position) => fieldTarget(x, position).name,
+      wrap,
+    });
   }
   const fields = compileFieldList(stmt.fields);
-  const where = stmt.where === null ? null : compileExpr(stmt.where);
-  return (ctx) => {
-    const f = new Frame({}, new Frame(ctx, null));
+  return (root) => {
+    const f = new Frame({}, root);
     let out: Row;
     try {
       out = runFieldsNew(fields, f);
@@ -414,7 +415,7 @@ function compileSelect(stmt: Statement): (ctx: Row) => Row[] | null {
   };
 }
 
-function compileForeach(stmt: Statement): (ctx: Row) => Row[] | null {
+function compileForeach(stmt: Statement): (root: Frame) => Row[] | null {
   const last = stmt.fields[stmt.fields.length - 1];
   if (last.kind === "all") err("the last FOREACH field must be an expression giving a list, not *", last.pos);
   const head = compileFieldList(stmt.fields.slice(0, -1));
@@ -424,8 +425,8 @@ function compileForeach(stmt: Statement): (ctx: Row) => Row[] | null {
   const doFields = stmt.doFields === null ? null : compileFieldList(stmt.doFields);
   const incase = stmt.incase === null ? null : compileExpr(stmt.incase);
   const where = stmt.where === null ? null : compileExpr(stmt.where);
-  return (ctx) => {
-    const f = new Frame({}, new Frame(ctx, null));
+  return (root) => {
+    const f = new Frame({}, root);
     const rows: Row[] = [];
     try {
       const selected = runFieldsNew(head, f);
@@ -453,6 +454,6 @@ export function compileRule(sql: string): CompiledRule {
   const stmt = parseSql(sql);
   const sources = compileSources(stmt);
   const isForeach = stmt.kind === "foreach";
-  const evaluate = isForeach ? compileForeach(stmt) : compileSelect(stmt);
-  return { sql, sources, isForeach, evaluate };
+  const evaluateIn = isForeach ? compileForeach(stmt) : compileSelect(stmt);
+  return { sql, sources, isForeach, evaluateIn, evaluate: (ctx) => evaluateIn(new Frame(ctx, null)) };
 }

@@ -1,0 +1,196 @@
+// Code generation for the common SELECT statement (no field stored below a top-level name, see
+// compile.ts): one JavaScript function per rule, made once when the rule is compiled. Each rule
+// then has its own compiled code and its own inline caches, so reading `topic` from a publish
+// event is a monomorphic property load instead of a frame walk shared, and made megamorphic, by
+// every rule of the node.
+//
+// Semantics are those of the closures in compile.ts (which also validate the statement first):
+// - A column read is `ctx[name]`, an earlier alias `out[name]` (the output row holds the aliases
+//   in this form of SELECT); names that Object.prototype also has go through the frame
+//   (`f.get`, own properties only), as do expressions this generator leaves to a closure
+//   (dynamic path steps `a[x]`, CASE).
+// - Function calls receive the frame above the shared root (aliases, then columns), as before.
+// - `SELECT *` without other fields answers the event's columns object itself (rows are read-only).
+// - The generated source holds no SQL text: names are JSON string literals, every value (constants,
+//   functions, closures) is passed in arrays and referenced by index.
+
+import type { CompareOp, Expr, Field, Statement } from "../sql/ast.ts";
+import { lookupFunction } from "./functions/index.ts";
+import { add, compare, divide, intDiv, mul, negate, sub } from "./operators.ts";
+import { getPath, rangeGet, type Step } from "./paths.ts";
+import { Frame } from "./scope.ts";
+import { type Row, setOwn, termEqual } from "./values.ts";
+
+/** An expression compiled to a closure over the frame (compile.ts). */
+export type Ev = (f: Frame) => unknown;
+/** A SELECT field compiled to a closure storing into the output row (compile.ts). */
+export type FieldFn = (f: Frame, out: Row) => void;
+
+export interface SelectParts {
+  readonly stmt: Statement;
+  /** compile.ts's closure for an expression (the fallback for what is not generated). */
+  readonly closure: (e: Expr) => Ev;
+  /** compile.ts's closure for a field at a 1-based position (a `*` not first). */
+  readonly field: (x: Field, position: number) => FieldFn;
+  /** The key an unaliased field's value goes to (compile.ts's implicit target). */
+  readonly target: (x: Field & { kind: "expr" }, position: number) => string;
+  readonly wrap: (e: unknown) => Error;
+}
+
+/** Helpers the generated code calls (one object, passed in). */
+const H = {
+  Frame,
+  getPath,
+  rangeGet,
+  compare,
+  add,
+  sub,
+  mul,
+  divide,
+  intDiv,
+  negate,
+  setOwn,
+  not: (v: unknown): boolean => (typeof v === "boolean" ? !v : false),
+  /** `x = 'text'` (compare() gives the same answer; two strings are equal when identical). */
+  eqText: (x: unknown, text: string): boolean => (typeof x === "string" ? x === text : compare("=", x, text)),
+  inList(x: unknown, items: unknown[], negated: boolean): boolean {
+    let found = false;
+    for (const i of items) if (termEqual(x, i)) found = true;
+    return negated ? !found : found;
+  },
+};
+
+const ARITH: Record<string, string> = { "+": "add", "-": "sub", "*": "mul", "/": "divide", div: "intDiv" };
+
+class Gen {
+  readonly consts: unknown[] = [];
+  readonly closures: unknown[] = [];
+  /** Names the output row holds at the point being generated (aliases so far). */
+  aliases = new Set<string>();
+  /** Whether the frame `f` is used (calls, closures). */
+  needsFrame = false;
+
+  constructor(private readonly parts: SelectParts) {}
+
+  k(v: unknown): string {
+    this.consts.push(v);
+    return `K[${this.consts.length - 1}]`;
+  }
+
+  closure(fn: unknown): string {
+    this.closures.push(fn);
+    this.needsFrame = true;
+    return `E[${this.closures.length - 1}]`;
+  }
+
+  read(name: string): string {
+    if (name in Object.prototype) {
+      this.needsFrame = true;
+      return `f.get(${JSON.stringify(name)})`;
+    }
+    return `${this.aliases.has(name) ? "out" : "ctx"}[${JSON.stringify(name)}]`;
+  }
+
+  expr(e: Expr): string {
+    switch (e.kind) {
+      case "const":
+        return this.k(e.value);
+      case "var":
+        return this.read(e.name);
+      case "path": {
+        if (e.segs.some((s) => s.kind === "indexExpr")) return `${this.closure(this.parts.closure(e))}(f)`;
+        const steps: Step[] = e.segs.map((s) =>
+          s.kind === "key" ? s.key : s.kind === "index" && typeof s.index === "number" ? s.index : null,
+        );
+        if (e.segs.some((s) => s.kind === "index" && typeof s.index !== "number")) {
+          return `${this.closure(this.parts.closure(e))}(f)`;
+        }
+        const base =
+          e.base.kind === "var" && e.base.name === "payload"
+            ? `root.decode(${this.read("payload")})`
+            : this.expr(e.base);
+        return `H.getPath(${base}, ${this.k(steps)})`;
+      }
+      case "slice":
+        return `H.rangeGet(${e.from}, ${e.to}, ${this.expr(e.base)})`;
+      case "range":
+      case "case":
+        return `${this.closure(this.parts.closure(e))}(f)`;
+      case "list":
+        return `[${e.items.map((i) => this.expr(i)).join(", ")}]`;
+      case "call": {
+        const def = lookupFunction(e.name);
+        if (def === undefined) return `${this.closure(this.parts.closure(e))}(f)`;
+        const fn = this.k(def.call);
+        this.needsFrame = true;
+        return `${fn}([${e.args.map((a) => this.expr(a)).join(", ")}], f)`;
+      }
+      case "neg":
+        if (e.operand.kind === "const" && typeof e.operand.value === "number") return this.k(-e.operand.value + 0);
+        return `H.negate(${this.expr(e.operand)})`;
+      case "plus":
+        return this.expr(e.operand);
+      case "not":
+        return `H.not(${this.expr(e.operand)})`;
+      case "arith":
+        return `H.${ARITH[e.op]}(${this.expr(e.left)}, ${this.expr(e.right)})`;
+      case "compare":
+        if (
+          (e.op === "=" || e.op === "!=" || e.op === "<>") &&
+          e.right.kind === "const" &&
+          typeof e.right.value === "string"
+        ) {
+          const eq = `H.eqText(${this.expr(e.left)}, ${this.k(e.right.value)})`;
+          return e.op === "=" ? eq : `!${eq}`;
+        }
+        return `H.compare(${JSON.stringify(e.op satisfies CompareOp)}, ${this.expr(e.left)}, ${this.expr(e.right)})`;
+      case "and":
+        return `(${this.expr(e.left)} === true && ${this.expr(e.right)} === true)`;
+      case "or":
+        return `(${this.expr(e.left)} === true || ${this.expr(e.right)} === true)`;
+      case "in":
+        return `H.inList(${this.expr(e.value)}, [${e.list.map((i) => this.expr(i)).join(", ")}], ${e.negated})`;
+    }
+  }
+}
+
+/**
+ * The evaluation of a SELECT statement whose fields store only top-level names, as one generated
+ * function of the event's root frame: its rows ([out]) or null when WHERE rejects.
+ */
+export function generateSelect(parts: SelectParts): (root: Frame) => Row[] | null {
+  const { stmt } = parts;
+  const g = new Gen(parts);
+  const leadingAll = stmt.fields.length > 0 && stmt.fields[0].kind === "all";
+  // `SELECT *` alone: the row is the event's columns, not a copy (rows are read-only).
+  const onlyAll = leadingAll && stmt.fields.length === 1;
+  const body: string[] = [];
+  stmt.fields.forEach((x, i) => {
+    if (x.kind === "all") {
+      if (i > 0) body.push(`${g.closure(parts.field(x, i + 1))}(f, out);`);
+      return;
+    }
+    const name = parts.target(x, i + 1);
+    const value = g.expr(x.expr);
+    body.push(
+      name === "__proto__" ? `H.setOwn(out, "__proto__", ${value});` : `out[${JSON.stringify(name)}] = ${value};`,
+    );
+    g.aliases.add(name);
+  });
+  if (stmt.where !== null) body.push(`if (${g.expr(stmt.where)} !== true) return null;`);
+  const src = [
+    '"use strict";',
+    "return function evaluate(root) {",
+    "  const ctx = root.vars;",
+    `  const out = ${onlyAll ? "ctx" : leadingAll ? "{ ...ctx }" : "{}"};`,
+    g.needsFrame ? "  const f = new H.Frame(out, root);" : "",
+    "  try {",
+    ...body.map((l) => `    ${l}`),
+    "  } catch (e) {",
+    "    throw wrap(e);",
+    "  }",
+    "  return [out];",
+    "};",
+  ].join("\n");
+  return new Function("H", "K", "E", "wrap", src)(H, g.consts, g.closures, parts.wrap);
+}

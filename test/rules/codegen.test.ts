@@ -1,0 +1,83 @@
+// The generated evaluation of the common SELECT form (runtime/codegen.ts): the same answers as
+// the closures for the cases where they could differ (names Object.prototype has, aliases read by
+// later fields and WHERE, a `*` after fields, CASE and dynamic paths left to closures), SQL text
+// never becoming code, `SELECT *` answering the event's columns unmodified, and rules of one
+// event sharing the decoded payload through a shared root frame.
+import { describe, expect, it } from "vitest";
+import { compileRule } from "../../src/rules/runtime/compile.ts";
+import { RuleEvalError } from "../../src/rules/runtime/errors.ts";
+import { Frame } from "../../src/rules/runtime/scope.ts";
+
+const ctx = () => ({
+  clientid: "c1",
+  topic: "t/1",
+  qos: 1,
+  payload: '{"a":{"b":2},"list":[1,2,3],"k":"b"}',
+});
+
+const rows = (sql: string, c: Record<string, unknown> = ctx()) => compileRule(sql).evaluate(c);
+
+describe("generated SELECT evaluation", () => {
+  it("reads names Object.prototype has as own columns only", () => {
+    expect(rows('SELECT toString, constructor FROM "t/#"')).toEqual([{ toString: undefined, constructor: undefined }]);
+    expect(rows('SELECT toString FROM "t/#"', { ...ctx(), toString: "col" })).toEqual([{ toString: "col" }]);
+  });
+
+  it("lets later fields and WHERE read earlier aliases, which shadow columns", () => {
+    expect(rows('SELECT qos + 1 as q, q * 2 as r FROM "t/#" WHERE r = 4')).toEqual([{ q: 2, r: 4 }]);
+    expect(rows('SELECT qos + 1 as q, q * 2 as r FROM "t/#" WHERE r = 5')).toBeNull();
+    expect(rows("SELECT 'x' as clientid, clientid as c FROM \"t/#\" WHERE clientid = 'x'")).toEqual([
+      { clientid: "x", c: "x" },
+    ]);
+  });
+
+  it("adds the columns a row lacks for a `*` after fields", () => {
+    expect(rows('SELECT 5 as qos, * FROM "t/#"')).toEqual([{ ...ctx(), qos: 5 }]);
+    expect(rows('SELECT *, 5 as qos FROM "t/#"')).toEqual([{ ...ctx(), qos: 5 }]);
+  });
+
+  it("evaluates CASE, dynamic paths and payload paths", () => {
+    const sql =
+      "SELECT CASE WHEN qos = 1 THEN 'one' ELSE 'other' END as c, payload.list[qos + 1] as d, payload.a.b as e, " +
+      'payload.list[1] as f FROM "t/#"';
+    expect(rows(sql)).toEqual([{ c: "one", d: 2, e: 2, f: 1 }]);
+  });
+
+  it("keeps every SQL text a value: string constants and names never become code", () => {
+    const evil = "'); throw new Error(\"injected\"); ('";
+    expect(
+      rows(`SELECT '${evil.replaceAll("'", "''")}' as x FROM "t/#" WHERE topic != '${evil.replaceAll("'", "''")}'`),
+    ).toEqual([{ x: evil }]);
+    expect(rows('SELECT qos as "a]; throw 1; //" FROM "t/#"')).toEqual([{ "a]; throw 1; //": 1 }]);
+  });
+
+  it("answers the event's columns for SELECT * without copying or changing them", () => {
+    const c = ctx();
+    const frozen = Object.freeze({ ...c });
+    const out = rows('SELECT * FROM "t/#" WHERE qos = 1', frozen);
+    expect(out).toEqual([c]);
+    expect(out?.[0]).toBe(frozen);
+  });
+
+  it("wraps failures as RuleEvalError", () => {
+    expect(() => rows('SELECT payload.x as x FROM "t/#"', { payload: "not json" })).toThrow(RuleEvalError);
+  });
+
+  it("shares one decoded payload between the rules of an event", () => {
+    const root = new Frame(ctx(), null);
+    const a = compileRule('SELECT payload.a as a FROM "t/#"').evaluateIn(root);
+    root.dict = null;
+    const b = compileRule('SELECT payload.a as x, qos FROM "t/#"').evaluateIn(root);
+    expect(a?.[0].a).toEqual({ b: 2 });
+    expect(b?.[0].x).toBe(a?.[0].a);
+  });
+
+  it("keeps proc_dict per evaluation", () => {
+    const put = compileRule("SELECT proc_dict_put('k', 1) as p, proc_dict_get('k') as g FROM \"t/#\"");
+    const get = compileRule("SELECT proc_dict_get('k') as g FROM \"t/#\"");
+    const root = new Frame(ctx(), null);
+    expect(put.evaluateIn(root)?.[0].g).toBe(1);
+    root.dict = null;
+    expect(get.evaluateIn(root)?.[0].g).toBeUndefined();
+  });
+});

@@ -7,6 +7,7 @@
 // headers (`traceparent`/`tracestate`), HTTP headers for the API. The parsing is done here (not by
 // the global propagator) so that several nodes in one process never share propagation state.
 
+import { randomFillSync } from "node:crypto";
 import type { Attributes, Context, HrTime, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
 
 export type OtelApi = typeof import("@opentelemetry/api");
@@ -135,15 +136,24 @@ export class RecordedSpan {
  * A span id: 64 random bits as 16 hex digits, from Math.random as the SDK's own id generator does
  * (ids need uniqueness, not secrecy); never all zeros.
  */
-function newSpanId(): string {
-  const hi = (Math.random() * 0x100000000) >>> 0;
-  const lo = (Math.random() * 0x100000000) >>> 0 || (hi === 0 ? 1 : 0);
-  return hex8(hi) + hex8(lo);
-}
+/**
+ * Random span ids drawn in blocks: 4 KiB of random bytes as one hex string, each id a 16-character
+ * slice of it (no per-id native call or number formatting).
+ */
+const ID_BYTES = Buffer.allocUnsafe(4096);
+let idHex = "";
+let idOffset = 0;
 
-function hex8(n: number): string {
-  const s = n.toString(16);
-  return s.length === 8 ? s : "00000000".slice(s.length) + s;
+function newSpanId(): string {
+  for (;;) {
+    if (idOffset === idHex.length) {
+      idHex = randomFillSync(ID_BYTES).toString("hex");
+      idOffset = 0;
+    }
+    const id = idHex.slice(idOffset, idOffset + 16);
+    idOffset += 16;
+    if (id !== "0000000000000000") return id; // all zeroes is not a valid span id
+  }
 }
 
 const TIME_ORIGIN = performance.timeOrigin;

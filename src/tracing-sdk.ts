@@ -22,8 +22,9 @@ export interface TracingSdk {
  * Loads the OpenTelemetry API and SDK (only here, only when tracing is on): a tracer provider with
  * the node's resource (`service.name` svc, `service.instance.id` = node name, then
  * OTEL_RESOURCE_ATTRIBUTES / OTEL_SERVICE_NAME), the sampler of OTEL_TRACES_SAMPLER(_ARG), and a
- * batching OTLP exporter for OTEL_EXPORTER_OTLP(_TRACES)_PROTOCOL: http/protobuf (default),
- * http/json or grpc, each reading its endpoint and headers from the OTEL_EXPORTER_OTLP_* variables.
+ * batching OTLP exporter for OTEL_EXPORTER_OTLP(_TRACES)_PROTOCOL: http/protobuf (default; the SDK's
+ * exporter with our own request encoder, see telemetry/otlp-exporter.ts), http/json or grpc, each
+ * reading its endpoint and headers from the OTEL_EXPORTER_OTLP_* variables.
  */
 export async function startTracingSdk(
   nodeName: string,
@@ -54,7 +55,7 @@ export async function startTracingSdk(
         ? new (await import("@opentelemetry/exporter-trace-otlp-grpc")).OTLPTraceExporter()
         : protocol === "http/json"
           ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter()
-          : new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
+          : new (await import("./telemetry/otlp-exporter.ts")).OtlpProtoTraceExporter();
     spanProcessors = [new base.BatchSpanProcessor(exporter)];
   }
   const configured =

@@ -6,6 +6,11 @@
 
 import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
 
+// mqtt-packet would otherwise build, on its first encode, a table of 65,536 two-byte Buffers
+// (about 7 MB of heap in tiny objects, whose promotion and marking stall the event loop for
+// 10-20 ms soon after start); the packets it still encodes write their numbers directly.
+mqttPacket.writeToStream.cacheNumbers = false;
+
 const parsers: (Parser | undefined)[] = [];
 let decoded: Packet | null = null;
 let failure: Error | null = null;

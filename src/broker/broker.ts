@@ -134,6 +134,10 @@ export class Broker {
   /** A session ends: its subscriptions go, and QoS 1/2 messages owed through shared
    * subscriptions are redispatched to another member of the group. */
   endSession(session: Session): void {
+    if (session.subscriptionCount === 0) {
+      session.clearPending();
+      return;
+    }
     const shared: { group: string; filter: string }[] = [];
     for (const key of session.subscriptions.keys()) {
       const share = parseSharedFilter(key);

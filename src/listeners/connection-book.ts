@@ -22,6 +22,14 @@ export interface BookOptions {
   logger: ListenerLogger;
 }
 
+/** The live set a stream belongs to, on the stream itself. */
+const LIVE_SET = Symbol("connection-book.live");
+type BookedStream = Duplex & { [LIVE_SET]?: Set<Duplex> };
+
+function leaveLiveSet(this: BookedStream): void {
+  this[LIVE_SET]?.delete(this);
+}
+
 function ignoreError(): void {
   // The broker owns error reporting; this listener only keeps 'error' from crashing the process.
 }
@@ -104,16 +112,15 @@ export class ConnectionBook {
     if (peerCert !== undefined) info.peerCert = peerCert;
     stream.on("error", ignoreError);
     this.#live.add(stream);
-    // A stream leaves the live set when it closes, even if the broker is slow to call `closed`.
-    const release = (): void => {
-      this.#live.delete(stream);
-    };
-    stream.once("close", release);
+    // A stream leaves the live set when it closes, even if the broker is slow to call `closed`
+    // (a module-level listener: no closure per connection).
+    (stream as BookedStream)[LIVE_SET] = this.#live;
+    stream.on("close", leaveLiveSet);
     let reported = false;
     const closed = (reason: string): void => {
       if (reported) return;
       reported = true;
-      release();
+      this.#live.delete(stream);
       this.count(reason);
     };
     try {

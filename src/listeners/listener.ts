@@ -37,6 +37,16 @@ export class ListenerError extends Error {
 }
 
 /** Acceptor counts reported per kind (the reference broker's defaults; Node has one accept loop). */
+/** The listener's socket set, on each accepted socket. */
+const SOCKET_SET = Symbol("listener.sockets");
+type TrackedSocket = Socket & { [SOCKET_SET]?: Set<Socket> };
+
+function ignoreSocketError(): void {}
+
+function untrackSocket(this: TrackedSocket): void {
+  this[SOCKET_SET]?.delete(this);
+}
+
 const DEFAULT_ACCEPTORS: Record<ListenerKind, number> = { tcp: 8, ssl: 16, ws: 4, wss: 4 };
 
 export function protocolOf(kind: ListenerKind): ListenerProtocol {
@@ -134,9 +144,11 @@ export class ServerListener implements Listener {
   }
 
   #track(socket: Socket): void {
-    // ECONNRESET and friends must never reach the process as an unhandled 'error'.
-    socket.on("error", () => {});
+    // ECONNRESET and friends must never reach the process as an unhandled 'error'. Module-level
+    // listeners: no closures per socket.
+    socket.on("error", ignoreSocketError);
     this.#sockets.add(socket);
-    socket.once("close", () => this.#sockets.delete(socket));
+    (socket as TrackedSocket)[SOCKET_SET] = this.#sockets;
+    socket.on("close", untrackSocket);
   }
 }

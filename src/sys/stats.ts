@@ -126,7 +126,7 @@ export function addCoreSources(stats: Stats, broker: Broker, retainer: Retainer 
   stats.setSource("subscriptions.shared", () => router.sharedCount);
   stats.setSource("subscribers", () => {
     let n = 0;
-    for (const s of sessions.allSessions()) if (s.subscriptions.size > 0) n++;
+    for (const s of sessions.allSessions()) if (s.subscriptionCount > 0) n++;
     return n;
   });
   stats.setSource("routes", () => router.routeCount);

@@ -22,15 +22,38 @@ export interface SessionEnv {
 
 /** Most acknowledgements a congested session holds back before it lets them all go. */
 const MAX_HELD = 10_000;
+const NO_ENTRIES: readonly InflightEntry[] = [];
 
 export class Session implements SessionHandle, Subscriber {
   readonly createdAt = Date.now();
-  readonly subscriptions = new Map<string, SubOpts>();
-  readonly inflight = new Map<number, InflightEntry>();
+  // The three maps are made on first use: an idle connection (most of a large fleet) never
+  // pays for their tables.
+  #subscriptions: Map<string, SubOpts> | null = null;
+  #inflight: Map<number, InflightEntry> | null = null;
+  #awaitingRel: Map<number, number> | null = null;
   readonly mqueue: MessageQueue<Delivery>;
-  /** Incoming QoS 2 packet ids (PUBREC sent, PUBREL awaited) -> arrival time. */
-  readonly awaitingRel = new Map<number, number>();
   private readonly pids = new PacketIdAllocator();
+
+  get subscriptions(): Map<string, SubOpts> {
+    this.#subscriptions ??= new Map();
+    return this.#subscriptions;
+  }
+
+  /** subscriptions.size without making the map. */
+  get subscriptionCount(): number {
+    return this.#subscriptions?.size ?? 0;
+  }
+
+  get inflight(): Map<number, InflightEntry> {
+    this.#inflight ??= new Map();
+    return this.#inflight;
+  }
+
+  /** Incoming QoS 2 packet ids (PUBREC sent, PUBREL awaited) -> arrival time. */
+  get awaitingRel(): Map<number, number> {
+    this.#awaitingRel ??= new Map();
+    return this.#awaitingRel;
+  }
   private outlet: SessionOutlet | null = null;
   /** Inflight window: the zone's max_inflight lowered by the client's Receive Maximum. */
   maxInflight: number;
@@ -91,7 +114,7 @@ export class Session implements SessionHandle, Subscriber {
     const zoneMax = this.zone.maxInflight > 0 ? this.zone.maxInflight : 65535;
     this.maxInflight = Math.min(zoneMax, receiveMaximum);
     const now = Date.now();
-    for (const e of this.inflight.values()) {
+    for (const e of this.#inflight?.values() ?? NO_ENTRIES) {
       e.sentAt = now;
       if (e.phase === 1) {
         if (!outlet.sendPublish(e.d, e.pid, true)) this.inflight.delete(e.pid);
@@ -142,7 +165,7 @@ export class Session implements SessionHandle, Subscriber {
       else this.drop(msg, "too_large", M.deliveryDroppedTooLarge);
       return;
     }
-    if (this.inflight.size < this.maxInflight && this.mqueue.length === 0) this.sendInflight(d, out);
+    if ((this.#inflight?.size ?? 0) < this.maxInflight && this.mqueue.length === 0) this.sendInflight(d, out);
     else this.enqueue(d);
   }
 
@@ -196,7 +219,7 @@ export class Session implements SessionHandle, Subscriber {
         if (out.sendPublish(head, 0, false)) this.delivered++;
         continue;
       }
-      if (this.inflight.size >= this.maxInflight) break;
+      if ((this.#inflight?.size ?? 0) >= this.maxInflight) break;
       this.mqueue.shift();
       this.sendInflight(head, out);
     }
@@ -205,7 +228,7 @@ export class Session implements SessionHandle, Subscriber {
 
   /** PUBACK for an outgoing QoS 1 message; false when the id was unknown. */
   onPuback(pid: number): boolean {
-    const e = this.inflight.get(pid);
+    const e = this.#inflight?.get(pid);
     if (e === undefined || e.d.qos !== 1) return false;
     this.inflight.delete(pid);
     this.acked(e.d.msg);
@@ -215,7 +238,7 @@ export class Session implements SessionHandle, Subscriber {
 
   /** PUBREC: 'ok' -> send PUBREL; 'missed' -> unknown id; 'done' -> an error code ended it. */
   onPubrec(pid: number, rc: number): "ok" | "missed" | "done" {
-    const e = this.inflight.get(pid);
+    const e = this.#inflight?.get(pid);
     if (e === undefined || e.d.qos !== 2) return "missed";
     if (rc >= 0x80) {
       // [MQTT-4.3.3-4]: a failed PUBREC ends the exchange; the window slot is free again.
@@ -231,7 +254,7 @@ export class Session implements SessionHandle, Subscriber {
   }
 
   onPubcomp(pid: number): boolean {
-    const e = this.inflight.get(pid);
+    const e = this.#inflight?.get(pid);
     if (e === undefined || e.phase !== 2) return false;
     this.inflight.delete(pid);
     this.acked(e.d.msg);
@@ -254,7 +277,7 @@ export class Session implements SessionHandle, Subscriber {
 
   /** PUBREL for an incoming QoS 2 message; false when the id was unknown. */
   release(pid: number): boolean {
-    return this.awaitingRel.delete(pid);
+    return this.#awaitingRel?.delete(pid) ?? false;
   }
 
   /**
@@ -263,16 +286,16 @@ export class Session implements SessionHandle, Subscriber {
    */
   tick(now: number): void {
     const out = this.outlet;
-    if (out !== null && out.protoVer < 5 && this.inflight.size > 0) {
+    if (out !== null && out.protoVer < 5 && (this.#inflight?.size ?? 0) > 0) {
       const due = now - this.zone.retryInterval;
-      for (const e of this.inflight.values()) {
+      for (const e of this.#inflight?.values() ?? NO_ENTRIES) {
         if (e.sentAt > due) continue;
         e.sentAt = now;
         if (e.phase === 1) out.sendPublish(e.d, e.pid, true);
         else out.sendPubrel(e.pid);
       }
     }
-    if (this.awaitingRel.size > 0) {
+    if ((this.#awaitingRel?.size ?? 0) > 0) {
       const due = now - this.zone.awaitRelTimeout;
       for (const [pid, at] of this.awaitingRel) {
         if (at > due) continue;
@@ -289,15 +312,15 @@ export class Session implements SessionHandle, Subscriber {
 
   /** Everything still owed to the client, for shared-subscription redispatch on termination. */
   *pending(): Iterable<Delivery> {
-    for (const e of this.inflight.values()) if (e.phase === 1) yield e.d;
+    for (const e of this.#inflight?.values() ?? NO_ENTRIES) if (e.phase === 1) yield e.d;
     yield* this.mqueue;
   }
 
   clearPending(): void {
     this.releaseHeld();
-    this.inflight.clear();
+    this.#inflight?.clear();
     this.mqueue.clear();
-    this.awaitingRel.clear();
+    this.#awaitingRel?.clear();
   }
 
   private drop(msg: Message, reason: string, idx: number): void {

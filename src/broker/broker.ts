@@ -78,7 +78,7 @@ export class Broker {
     this.congested = null;
     let m: Message | null = msg;
     if (this.hooks.has("message.publish")) {
-      m = this.hooks.fold("message.publish", [msg], msg as Message | null) as Message | null;
+      m = this.hooks.fold1("message.publish", msg, msg as Message | null) as Message | null;
       if (m === null) return 0;
     }
     const n = this.router.dispatch(m, this.settings.sharedStrategy) + this.cluster.forward(m);

@@ -92,6 +92,34 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
     return this.foldFrom(name, list, 0, args, acc, failClosed);
   }
 
+  /**
+   * fold() for a hookpoint of one argument, without the argument array and spread calls (the
+   * message.publish chain runs for every message). The same semantics: a promise from a callback
+   * continues as fold() would.
+   */
+  fold1<K extends keyof M, A>(name: K, arg: unknown, acc: A, failClosed?: A): A | Promise<A> {
+    const list = this.table.get(name) ?? this.empty;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      let r: unknown;
+      try {
+        r = e.fn(arg, acc);
+      } catch (err) {
+        this.crash(name, e, err);
+        if (failClosed !== undefined) return failClosed;
+        continue;
+      }
+      if (r === undefined) continue;
+      if (r instanceof Promise) {
+        // The rest as fold() does it, from this callback's promise on.
+        return this.foldFrom(name, [{ ...e, fn: () => r }, ...list.slice(i + 1)], 0, [arg], acc, failClosed);
+      }
+      if (isStop<A>(r)) return r.value;
+      acc = r as A;
+    }
+    return acc;
+  }
+
   private foldFrom<A>(
     name: keyof M,
     list: readonly Entry[],

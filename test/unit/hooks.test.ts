@@ -73,3 +73,45 @@ describe("Hooks", () => {
     expect(hooks.fold("n", [0], 7)).toBe(7);
   });
 });
+
+describe("Hooks.fold1 (one argument, no array) answers as fold does", () => {
+  it("passes the argument; undefined keeps, a value replaces, stop ends", () => {
+    const { hooks } = make();
+    hooks.add("n", (x, acc) => acc + x, 3, "a");
+    hooks.add("n", () => undefined, 2, "b");
+    hooks.add("n", (_x, acc) => stop(acc * 10), 1, "c");
+    hooks.add("n", () => 999, 0, "d");
+    expect(hooks.fold1("n", 2, 1)).toBe(30);
+    expect(hooks.fold("n", [2], 1)).toBe(30);
+  });
+
+  it("continues asynchronously from the first promise, keeping order and the argument", async () => {
+    const { hooks } = make();
+    hooks.add("n", (x, acc) => acc + x, 3, "a");
+    hooks.add("n", async (_x, acc) => acc + 1, 2, "b");
+    hooks.add("n", (x, acc) => acc * x, 1, "c");
+    const r = hooks.fold1("n", 3, 1);
+    expect(r).toBeInstanceOf(Promise);
+    expect(await r).toBe(15);
+    const { hooks: h2 } = make();
+    h2.add("n", async () => Promise.reject(new Error("x")), 1, "a");
+    expect(await h2.fold1("n", 0, 5, -1)).toBe(-1);
+  });
+
+  it("logs and skips a crashing callback; fail-closed stops with the fail value", () => {
+    const { hooks, errors } = make();
+    hooks.add(
+      "n",
+      () => {
+        throw new Error("boom");
+      },
+      2,
+      "a",
+    );
+    hooks.add("n", (_x, acc) => acc + 1, 1, "b");
+    expect(hooks.fold1("n", 0, 1)).toBe(2);
+    expect(hooks.fold1("n", 0, 1, -1)).toBe(-1);
+    expect(errors).toHaveLength(2);
+    expect(hooks.fold1("other" as "n", 0, 7)).toBe(7);
+  });
+});

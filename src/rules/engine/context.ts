@@ -61,6 +61,11 @@ function clientCols(c: ClientInfo): Row {
   };
 }
 
+// Sub-objects every publish event without properties shares (rows are read-only).
+const FLAGS_RETAIN = Object.freeze({ retain: true, dup: false });
+const FLAGS_NONE = Object.freeze({ retain: false, dup: false });
+const NO_PROPS = Object.freeze({});
+
 export function publishCtx(m: Message, node: string): Row {
   // messageCols and tail written out in one literal (the same keys in the same order): one
   // object of a fixed shape, the hottest context.
@@ -75,12 +80,14 @@ export function publishCtx(m: Message, node: string): Row {
     peername: m.peerhost,
     topic: m.topic,
     qos: m.qos,
-    flags: { retain: m.retain, dup: false },
+    flags: m.retain ? FLAGS_RETAIN : FLAGS_NONE,
     retain: m.retain ? 1 : 0,
     headers: { peerhost: m.peerhost, protocol: "mqtt", username: m.fromUsername ?? null },
-    pub_props: m.properties === undefined ? {} : pubProps(m.properties),
+    pub_props: m.properties === undefined ? NO_PROPS : pubProps(m.properties),
     publish_received_at: m.timestamp,
-    timestamp: Date.now(),
+    // The event happens when the message is published (the family builds this context in the
+    // publish hook, so its timestamp is the arrival's millisecond too).
+    timestamp: m.timestamp,
     node,
   };
 }

@@ -411,10 +411,14 @@ export class RuleEngine {
       const m = r.metrics;
       m.matched++;
       const span = tr === null ? undefined : tr.rule(w.msg, r.id, "message.publish");
-      let rows: Row[] | null;
+      // A SELECT gives one row (no array); FOREACH gives rows.
+      const select = r.compiled.selectIn;
+      let row: Row | null = null;
+      let rows: Row[] | null = null;
       try {
         root.dict = null;
-        rows = r.compiled.evaluateIn(root);
+        if (select !== null) row = select(root);
+        else rows = r.compiled.evaluateIn(root);
       } catch (err) {
         m.failed++;
         m.exception++;
@@ -422,26 +426,30 @@ export class RuleEngine {
         if (span !== undefined) tr?.endRule(span, "failed", 0, err);
         continue;
       }
-      if (rows === null) {
+      if (row === null && rows === null) {
         m.no_result++;
         if (span !== undefined) tr?.endRule(span, "no_result", 0);
         continue;
       }
       m.passed++;
-      for (const row of rows) {
-        if (this.inflight >= this.inflightLimit) {
-          for (const a of r.actions) this.count(a, false);
-          continue;
-        }
-        // Synchronous actions (inspect, republish...) finish here without a promise; only an
-        // action that answers with one (a web hook) continues asynchronously.
-        const pending = this.runActions(r, row, ctx, w.chain, span);
-        if (pending !== undefined) {
-          this.inflight++;
-          void pending.finally(() => this.inflight--);
-        }
-      }
-      if (span !== undefined) tr?.endRule(span, "passed", rows.length);
+      if (row !== null) this.runRow(r, row, ctx, w.chain, span);
+      else for (const x of rows as Row[]) this.runRow(r, x, ctx, w.chain, span);
+      if (span !== undefined) tr?.endRule(span, "passed", row !== null ? 1 : (rows as Row[]).length);
+    }
+  }
+
+  /** One selected row: its actions, unless too many rows are in flight (they fail, counted). */
+  private runRow(r: LoadedRule, row: Row, ctx: Row, chain: readonly string[] | undefined, span: Span | undefined): void {
+    if (this.inflight >= this.inflightLimit) {
+      for (const a of r.actions) this.count(a, false);
+      return;
+    }
+    // Synchronous actions (inspect, republish...) finish here without a promise; only an
+    // action that answers with one (a web hook) continues asynchronously.
+    const pending = this.runActions(r, row, ctx, chain, span);
+    if (pending !== undefined) {
+      this.inflight++;
+      void pending.finally(() => this.inflight--);
     }
   }
 

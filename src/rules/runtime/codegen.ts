@@ -156,9 +156,9 @@ class Gen {
 
 /**
  * The evaluation of a SELECT statement whose fields store only top-level names, as one generated
- * function of the event's root frame: its rows ([out]) or null when WHERE rejects.
+ * function of the event's root frame: its row, or null when WHERE rejects.
  */
-export function generateSelect(parts: SelectParts): (root: Frame) => Row[] | null {
+export function generateSelect(parts: SelectParts): (root: Frame) => Row | null {
   const { stmt } = parts;
   const g = new Gen(parts);
   const leadingAll = stmt.fields.length > 0 && stmt.fields[0].kind === "all";
@@ -189,7 +189,7 @@ export function generateSelect(parts: SelectParts): (root: Frame) => Row[] | nul
     "  } catch (e) {",
     "    throw wrap(e);",
     "  }",
-    "  return [out];",
+    "  return out;",
     "};",
   ].join("\n");
   return new Function("H", "K", "E", "wrap", src)(H, g.consts, g.closures, parts.wrap);

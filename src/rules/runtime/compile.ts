@@ -62,6 +62,11 @@ export interface CompiledRule {
    * rules (proc_dict_* is per evaluation).
    */
   evaluateIn(root: Frame): Record<string, unknown>[] | null;
+  /**
+   * A SELECT statement's one row over a root frame (as evaluateIn, without the array), or null;
+   * null as a function for FOREACH statements.
+   */
+  readonly selectIn: ((root: Frame) => Record<string, unknown> | null) | null;
 }
 
 /** A path step known at compile time, or evaluated per event (`a[x]`). */
@@ -387,7 +392,7 @@ function storesDeep(field: Field): boolean {
   return x.kind === "path" && x.base.kind === "var";
 }
 
-function compileSelect(stmt: Statement): (root: Frame) => Row[] | null {
+function compileSelect(stmt: Statement): (root: Frame) => Row | null {
   const where = stmt.where === null ? null : compileExpr(stmt.where);
   if (!stmt.fields.some(storesDeep)) {
     // The aliases' frame is the output row itself (see compileSharedField). The closures validate
@@ -411,7 +416,7 @@ function compileSelect(stmt: Statement): (root: Frame) => Row[] | null {
     } catch (e) {
       throw wrap(e);
     }
-    return [out];
+    return out;
   };
 }
 
@@ -454,6 +459,13 @@ export function compileRule(sql: string): CompiledRule {
   const stmt = parseSql(sql);
   const sources = compileSources(stmt);
   const isForeach = stmt.kind === "foreach";
-  const evaluateIn = isForeach ? compileForeach(stmt) : compileSelect(stmt);
-  return { sql, sources, isForeach, evaluateIn, evaluate: (ctx) => evaluateIn(new Frame(ctx, null)) };
+  const selectIn = isForeach ? null : compileSelect(stmt);
+  const evaluateIn =
+    selectIn === null
+      ? compileForeach(stmt)
+      : (root: Frame) => {
+          const row = selectIn(root);
+          return row === null ? null : [row];
+        };
+  return { sql, sources, isForeach, evaluateIn, selectIn, evaluate: (ctx) => evaluateIn(new Frame(ctx, null)) };
 }

@@ -23,16 +23,22 @@ export interface AclCacheSettings {
   ttl: number;
 }
 
-interface ClientCache {
-  gen: number;
-  map: Map<string, AclCacheEntry>;
+interface Cached extends AclCacheEntry {
+  /** Insertion order across both maps (oldest first, for listing and eviction). */
+  seq: number;
 }
 
-const keyOf = (action: AclAction, topic: string): string => (action === "publish" ? "p" : "s") + topic;
+/** One client's decisions: publish and subscribe apart, keyed by the topic itself (no key strings built per check). */
+interface ClientCache {
+  gen: number;
+  pub: Map<string, Cached>;
+  sub: Map<string, Cached>;
+}
 
 export class AclCaches {
   private readonly byClient = new WeakMap<ClientInfo, ClientCache>();
   private generation = 0;
+  private seq = 0;
 
   constructor(
     private readonly settings: AclCacheSettings,
@@ -42,11 +48,12 @@ export class AclCaches {
   private cacheOf(client: ClientInfo, create: boolean): ClientCache | undefined {
     let c = this.byClient.get(client);
     if (c !== undefined && c.gen !== this.generation) {
-      c.map.clear();
+      c.pub.clear();
+      c.sub.clear();
       c.gen = this.generation;
     }
     if (c === undefined && create) {
-      c = { gen: this.generation, map: new Map() };
+      c = { gen: this.generation, pub: new Map(), sub: new Map() };
       this.byClient.set(client, c);
     }
     return c;
@@ -56,11 +63,11 @@ export class AclCaches {
   get(client: ClientInfo, action: AclAction, topic: string): AclResult | undefined {
     const c = this.cacheOf(client, false);
     if (c === undefined) return undefined;
-    const k = keyOf(action, topic);
-    const e = c.map.get(k);
+    const map = action === "publish" ? c.pub : c.sub;
+    const e = map.get(topic);
     if (e === undefined) return undefined;
     if (this.now() - e.updated_time >= this.settings.ttl) {
-      c.map.delete(k);
+      map.delete(topic);
       return undefined;
     }
     return e.result;
@@ -68,14 +75,21 @@ export class AclCaches {
 
   put(client: ClientInfo, action: AclAction, topic: string, result: AclResult): void {
     const c = this.cacheOf(client, true) as ClientCache;
-    const k = keyOf(action, topic);
+    const map = action === "publish" ? c.pub : c.sub;
     const now = this.now();
-    c.map.delete(k);
-    if (c.map.size >= this.settings.maxSize) {
-      for (const [key, e] of c.map) if (now - e.updated_time >= this.settings.ttl) c.map.delete(key);
-      while (c.map.size >= this.settings.maxSize) c.map.delete(c.map.keys().next().value as string);
+    map.delete(topic);
+    if (c.pub.size + c.sub.size >= this.settings.maxSize) {
+      for (const m of [c.pub, c.sub])
+        for (const [key, e] of m) if (now - e.updated_time >= this.settings.ttl) m.delete(key);
+      while (c.pub.size + c.sub.size >= this.settings.maxSize) {
+        // The oldest entry is the first of one of the two maps.
+        const p = c.pub.values().next().value;
+        const q = c.sub.values().next().value;
+        if (p !== undefined && (q === undefined || p.seq < q.seq)) c.pub.delete(p.topic);
+        else if (q !== undefined) c.sub.delete(q.topic);
+      }
     }
-    c.map.set(k, { access: action, result, topic, updated_time: now });
+    map.set(topic, { access: action, result, topic, updated_time: now, seq: this.seq++ });
   }
 
   /** The valid entries of a client, oldest first. */
@@ -83,11 +97,16 @@ export class AclCaches {
     const c = this.cacheOf(client, false);
     if (c === undefined) return [];
     const now = this.now();
-    return [...c.map.values()].filter((e) => now - e.updated_time < this.settings.ttl).map((e) => ({ ...e }));
+    return [...c.pub.values(), ...c.sub.values()]
+      .filter((e) => now - e.updated_time < this.settings.ttl)
+      .sort((a, b) => a.seq - b.seq)
+      .map((e) => ({ access: e.access, result: e.result, topic: e.topic, updated_time: e.updated_time }));
   }
 
   clear(client: ClientInfo): void {
-    this.byClient.get(client)?.map.clear();
+    const c = this.byClient.get(client);
+    c?.pub.clear();
+    c?.sub.clear();
   }
 
   /** Empties every client's cache (each is emptied when next used). */

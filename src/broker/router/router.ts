@@ -42,10 +42,20 @@ export type SharedGate = (msg: Message, filter: string, group: string) => boolea
 
 const online = (s: Subscriber): boolean => s.isOnline();
 
+/** Topics whose wildcard matches are remembered (the cache starts over beyond this). */
+const WILD_CACHE_LIMIT = 16_384;
+
 export class Router {
   /** Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only. */
   private readonly entries = new Map<string, RouteEntry>();
   private readonly wild = new TopicTrie<RouteEntry>();
+  /**
+   * The wildcard entries matching a topic, per topic recently published: dispatch then neither
+   * splits the topic nor walks the trie. Emptied whenever a wildcard filter is added or removed
+   * (the entries' subscribers may change freely: the cache holds the entries), and when it grows
+   * past WILD_CACHE_LIMIT topics.
+   */
+  private readonly wildCache = new Map<string, readonly RouteEntry[]>();
   private readonly listeners: RouteListener[] = [];
   /** Set by the cluster: which shared groups this node serves for a message. */
   sharedGate: SharedGate | null = null;
@@ -67,7 +77,10 @@ export class Router {
     if (e === undefined) {
       e = { filter, subs: new Map(), shared: undefined };
       this.entries.set(filter, e);
-      if (isWildcard(filter)) this.wild.set(filter, e);
+      if (isWildcard(filter)) {
+        this.wild.set(filter, e);
+        this.wildCache.clear();
+      }
     }
     if (group === undefined) {
       if (!e.subs.has(sub)) {
@@ -116,7 +129,10 @@ export class Router {
     }
     if (e.subs.size === 0 && (e.shared === undefined || e.shared.size === 0)) {
       this.entries.delete(filter);
-      if (isWildcard(filter)) this.wild.delete(filter);
+      if (isWildcard(filter)) {
+        this.wild.delete(filter);
+        this.wildCache.clear();
+      }
     }
     return removed;
   }
@@ -130,11 +146,21 @@ export class Router {
     const e = this.entries.get(msg.topic);
     if (e !== undefined) n += this.dispatchEntry(e, msg, strategy);
     if (this.wild.size > 0) {
-      this.wild.match(msg.topic, (w) => {
-        n += this.dispatchEntry(w, msg, strategy);
-      });
+      const hits = this.wildCache.get(msg.topic) ?? this.matchWild(msg.topic);
+      for (let i = 0; i < hits.length; i++) n += this.dispatchEntry(hits[i], msg, strategy);
     }
     return n;
+  }
+
+  /** The wildcard entries matching `topic`, from the trie, remembered in wildCache. */
+  private matchWild(topic: string): readonly RouteEntry[] {
+    const hits: RouteEntry[] = [];
+    this.wild.match(topic, (w) => {
+      hits.push(w);
+    });
+    if (this.wildCache.size >= WILD_CACHE_LIMIT) this.wildCache.clear();
+    this.wildCache.set(topic, hits);
+    return hits;
   }
 
   private dispatchEntry(e: RouteEntry, msg: Message, strategy: SharedStrategy): number {

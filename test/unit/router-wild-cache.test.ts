@@ -1,0 +1,51 @@
+// The router's per-topic cache of wildcard matches: a topic published before a wildcard filter
+// was added or removed is matched afresh afterwards; subscribers joining an existing filter need
+// no new match; topics beyond the cache's bound still match.
+import { describe, expect, it } from "vitest";
+import { Router, type Subscriber } from "../../src/broker/router/router.ts";
+import { makeMessage, type SubOpts } from "../../src/broker/types.ts";
+
+const opts: SubOpts = { qos: 0, nl: false, rap: false, rh: 0, subId: 0, share: undefined };
+
+function sub(id: string): Subscriber & { got: string[] } {
+  const got: string[] = [];
+  return { clientId: id, subscriptions: new Map(), isOnline: () => true, deliver: (m) => void got.push(m.topic), got };
+}
+
+const pub = (r: Router, topic: string) => r.dispatch(makeMessage({ topic, payload: Buffer.alloc(0), qos: 0, retain: false }), "random");
+
+describe("Router wildcard match cache", () => {
+  it("follows wildcard filters added and removed after a topic was matched", () => {
+    const r = new Router();
+    const a = sub("a");
+    const b = sub("b");
+    const c = sub("c");
+    r.add("s/+/t", a, opts, undefined);
+    expect(pub(r, "s/1/t")).toBe(1);
+    r.add("s/#", b, opts, undefined);
+    expect(pub(r, "s/1/t")).toBe(2);
+    r.add("s/+/t", c, opts, undefined); // same filter, new subscriber
+    expect(pub(r, "s/1/t")).toBe(3);
+    r.remove("s/#", b, undefined);
+    expect(pub(r, "s/1/t")).toBe(2);
+    r.remove("s/+/t", a, undefined);
+    r.remove("s/+/t", c, undefined);
+    expect(pub(r, "s/1/t")).toBe(0);
+    r.add("s/+/t", a, opts, undefined); // a new entry object for the same filter
+    expect(pub(r, "s/1/t")).toBe(1);
+    expect(a.got).toHaveLength(5);
+    expect(b.got).toHaveLength(2);
+    expect(c.got).toHaveLength(2);
+  });
+
+  it("matches topics beyond the cache's bound", () => {
+    const r = new Router();
+    const a = sub("a");
+    r.add("w/#", a, opts, undefined);
+    let n = 0;
+    for (let i = 0; i < 20_000; i++) n += pub(r, `w/${i}`);
+    for (let i = 0; i < 100; i++) n += pub(r, `w/${i}`);
+    expect(n).toBe(20_100);
+    expect(pub(r, "x/1")).toBe(0);
+  });
+});

@@ -3,7 +3,7 @@
 // to the same topics does not run the rule chain each time. An entry older than the TTL is not used;
 // a full cache drops its oldest entry. Entries have the spec's shape (section 2, "ACL cache entry":
 // `access`, `result`, `topic`, `updated_time` in ms). Caches hang off the connection's ClientInfo
-// (a WeakMap: they go with the connection); clearing every cache (ACL reload) bumps a generation
+// (a symbol-keyed property: they go with the connection); clearing every cache (ACL reload) bumps a generation
 // that each cache checks when next used.
 
 import type { AclAction, AclResult } from "../broker/hookpoints.ts";
@@ -35,8 +35,11 @@ interface ClientCache {
   sub: Map<string, Cached>;
 }
 
+/** A client's cache, on its ClientInfo (a property read, cheaper per check than a WeakMap). */
+const CACHE = Symbol("acl-cache");
+type CachedClient = ClientInfo & { [CACHE]?: ClientCache };
+
 export class AclCaches {
-  private readonly byClient = new WeakMap<ClientInfo, ClientCache>();
   private generation = 0;
   private seq = 0;
 
@@ -46,7 +49,7 @@ export class AclCaches {
   ) {}
 
   private cacheOf(client: ClientInfo, create: boolean): ClientCache | undefined {
-    let c = this.byClient.get(client);
+    let c = (client as CachedClient)[CACHE];
     if (c !== undefined && c.gen !== this.generation) {
       c.pub.clear();
       c.sub.clear();
@@ -54,7 +57,7 @@ export class AclCaches {
     }
     if (c === undefined && create) {
       c = { gen: this.generation, pub: new Map(), sub: new Map() };
-      this.byClient.set(client, c);
+      (client as CachedClient)[CACHE] = c;
     }
     return c;
   }
@@ -104,7 +107,7 @@ export class AclCaches {
   }
 
   clear(client: ClientInfo): void {
-    const c = this.byClient.get(client);
+    const c = (client as CachedClient)[CACHE];
     c?.pub.clear();
     c?.sub.clear();
   }

@@ -5,7 +5,7 @@
 
 import type { Duplex } from "node:stream";
 import { Hooks } from "../hooks/hooks.ts";
-import type { ConnectionInfo } from "../listeners/types.ts";
+import type { ConnectionInfo, StreamOwner } from "../listeners/types.ts";
 import { matchTopic, parseSharedFilter } from "../mqtt/topic.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { Channel } from "./channel/channel.ts";
@@ -62,10 +62,13 @@ export class Broker {
     onError: (err) => this.logger.error({ err }, "connection handler failed"),
   };
 
-  /** A listener accepted a connection: wrap it (the listener's ConnectionHandler). */
-  readonly handleConnection = (stream: Duplex, info: ConnectionInfo, closed: (reason: string) => void): void => {
-    new Connection(stream, info, closed, this.connectionDeps);
-  };
+  /**
+   * A listener accepted a connection: wrap it (the listener's ConnectionHandler). The Connection
+   * is the stream's StreamOwner: it hears of 'error' and 'close' from the listener and returns the
+   * close reason from there, so `closed` is not kept.
+   */
+  readonly handleConnection = (stream: Duplex, info: ConnectionInfo, _closed: (reason: string) => void): StreamOwner =>
+    new Connection(stream, info, this.connectionDeps);
 
   /** Publishes a message: hooks, then local and remote routing. Returns the number of deliveries. */
   publish(msg: Message): number {

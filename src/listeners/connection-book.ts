@@ -2,7 +2,14 @@
 // broker's handler, and tallies why connections ended (shutdown_count, spec 000 §2 "Listener").
 import type { Duplex } from "node:stream";
 import type { Endpoints } from "./endpoints.ts";
-import type { ConnectionHandler, ConnectionInfo, ListenerLogger, ListenerProtocol, PeerCert } from "./types.ts";
+import type {
+  ConnectionHandler,
+  ConnectionInfo,
+  ListenerLogger,
+  ListenerProtocol,
+  PeerCert,
+  StreamOwner,
+} from "./types.ts";
 
 /** Reason counted when a connection is refused because the listener is full. */
 export const MAX_CONNS_REASON = "max_conns";
@@ -22,16 +29,20 @@ export interface BookOptions {
   logger: ListenerLogger;
 }
 
-/** The live set a stream belongs to, on the stream itself. */
-const LIVE_SET = Symbol("connection-book.live");
-type BookedStream = Duplex & { [LIVE_SET]?: Set<Duplex> };
+/** The book holding a stream, and what its handler returned, on the stream itself. */
+const BOOK = Symbol("connection-book.book");
+const STREAM_OWNER = Symbol("connection-book.owner");
+type BookedStream = Duplex & { [BOOK]?: ConnectionBook; [STREAM_OWNER]?: StreamOwner | undefined };
 
-function leaveLiveSet(this: BookedStream): void {
-  this[LIVE_SET]?.delete(this);
+// Module-level listeners, one per event: no closure per connection, and the handler's owner hears
+// of 'error' and 'close' through them rather than through listeners of its own.
+function onBookedError(this: BookedStream): void {
+  // The broker owns error reporting; this listener also keeps 'error' from crashing the process.
+  this[STREAM_OWNER]?.streamError();
 }
 
-function ignoreError(): void {
-  // The broker owns error reporting; this listener only keeps 'error' from crashing the process.
+function onBookedClose(this: BookedStream): void {
+  this[BOOK]?.streamClosed(this);
 }
 
 export class ConnectionBook {
@@ -106,16 +117,34 @@ export class ConnectionBook {
     for (const stream of this.#live) stream.destroy();
   }
 
+  /**
+   * A held stream closed: it leaves the live set (even if the broker is slow to call `closed`),
+   * and a handler's StreamOwner is told and reports why it ended.
+   */
+  streamClosed(stream: Duplex): void {
+    this.#live.delete(stream);
+    const booked = stream as BookedStream;
+    const owner = booked[STREAM_OWNER];
+    if (owner === undefined) return;
+    booked[STREAM_OWNER] = undefined;
+    this.count(owner.streamClosed());
+  }
+
+  /** Whether `stream` was handed to the handler and has not closed yet. */
+  holds(stream: Duplex): boolean {
+    return this.#live.has(stream);
+  }
+
   #hand(stream: Duplex, endpoints: Endpoints, peerCert: PeerCert | undefined): void {
     const { listener, protocol, zone, handler, logger } = this.#opts;
     const info: ConnectionInfo = { listener, protocol, zone, ...endpoints };
     if (peerCert !== undefined) info.peerCert = peerCert;
-    stream.on("error", ignoreError);
+    stream.on("error", onBookedError);
     this.#live.add(stream);
-    // A stream leaves the live set when it closes, even if the broker is slow to call `closed`
-    // (a module-level listener: no closure per connection).
-    (stream as BookedStream)[LIVE_SET] = this.#live;
-    stream.on("close", leaveLiveSet);
+    const booked = stream as BookedStream;
+    booked[BOOK] = this;
+    booked[STREAM_OWNER] = undefined;
+    stream.on("close", onBookedClose);
     let reported = false;
     const closed = (reason: string): void => {
       if (reported) return;
@@ -124,7 +153,7 @@ export class ConnectionBook {
       this.count(reason);
     };
     try {
-      handler(stream, info, closed);
+      booked[STREAM_OWNER] = handler(stream, info, closed) ?? undefined;
     } catch (err) {
       logger.warn({ err, listener }, "connection handler threw; dropping connection");
       stream.destroy();

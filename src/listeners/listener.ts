@@ -101,7 +101,8 @@ export class ServerListener implements Listener {
   async start(): Promise<void> {
     if (this.#server !== undefined) throw new ListenerError(`${this.identifier} is already started`);
     const server = await this.#transport.createServer(this.#book);
-    // Every raw socket is tracked so stop() can end even those still in a handshake.
+    // Every raw socket the book does not hold is tracked so stop() can end even those still in a
+    // handshake.
     server.on("connection", (socket: Socket) => this.#track(socket));
     const { host, port } = this.#settings.bind;
     await new Promise<void>((resolve, reject) => {
@@ -144,6 +145,10 @@ export class ServerListener implements Listener {
   }
 
   #track(socket: Socket): void {
+    // A socket the book already holds (plain TCP: the transport handed it first) has the book's
+    // 'error' and 'close' listeners, and stop() reaches it through the book: a second pair would
+    // only make Node keep an array of listeners per event on every connection.
+    if (this.#book.holds(socket)) return;
     // ECONNRESET and friends must never reach the process as an unhandled 'error'. Module-level
     // listeners: no closures per socket.
     socket.on("error", ignoreSocketError);

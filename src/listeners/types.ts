@@ -25,11 +25,29 @@ export interface ConnectionInfo {
 }
 
 /**
+ * What a handler may return to hear of its stream's 'error' and 'close' through the listener's
+ * own listeners, so a socket carries one listener per event (a second one makes Node keep an
+ * array of listeners per event per socket).
+ */
+export interface StreamOwner {
+  /** The stream emitted 'error' ('close' follows). */
+  streamError(): void;
+  /** The stream closed: returns the reason the listener counts in shutdown_count. */
+  streamClosed(): string;
+}
+
+/**
  * Called once per accepted connection. The broker calls `closed(reason)` exactly once when it
  * is done with the connection (e.g. "closed", "kicked", "keepalive_timeout", "idle_timeout",
- * "protocol_error", "takeovered", "discarded"); the listener counts it in shutdown_count.
+ * "protocol_error", "takeovered", "discarded"); the listener counts it in shutdown_count. A
+ * handler that returns a StreamOwner reports instead through `streamClosed()` (and does not call
+ * `closed`).
  */
-export type ConnectionHandler = (stream: Duplex, info: ConnectionInfo, closed: (reason: string) => void) => void;
+export type ConnectionHandler = (
+  stream: Duplex,
+  info: ConnectionInfo,
+  closed: (reason: string) => void,
+) => StreamOwner | undefined | void;
 
 export interface ListenerSettings {
   kind: ListenerKind;

@@ -31,7 +31,7 @@ export class ClientTrace implements PacketTracer {
 
   /** Binds to a connection of this client (packets flow through `conn.tracer` from now on). */
   attach(ch: Channel, connectProps?: Record<string, unknown>): void {
-    this.who = `${this.clientId}@${ch.info.peerHost}:${ch.info.peerPort}`;
+    this.who = `${this.clientId}@${ch.client.peerHost}:${ch.client.peerPort}`;
     this.protoVer = ch.conn.protoVer;
     if (!this.packets) return;
     ch.conn.tracer = this;

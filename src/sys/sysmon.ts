@@ -123,7 +123,7 @@ export class Sysmon {
       if (n <= limit) continue;
       now.add(ch);
       if (!this.busy.has(ch)) continue;
-      const peer = `${ch.info.peerHost}:${ch.info.peerPort}`;
+      const peer = `${ch.client.peerHost}:${ch.client.peerPort}`;
       this.report(
         "busy_port",
         peer,

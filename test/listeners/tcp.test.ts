@@ -4,7 +4,12 @@ import { connect, createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createListener } from "../../src/listeners/create-listener.ts";
 import { formatListenOn, ListenerError } from "../../src/listeners/listener.ts";
+import type { ConnectionHandler } from "../../src/listeners/types.ts";
 import { captureLogger, Fleet, listenerSettings, recordingHandler, settled } from "./helpers.ts";
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+}
 
 const fleet = new Fleet();
 afterEach(() => fleet.cleanup());
@@ -132,6 +137,37 @@ describe("tcp listener", () => {
     await listener.start();
     await dial(listener.port);
     await rec.next();
+  });
+
+  it("tells a handler's StreamOwner of error and close through one listener per event", async () => {
+    const events: string[] = [];
+    let stream: Socket | undefined;
+    const handler: ConnectionHandler = (s) => {
+      stream = s as Socket;
+      return {
+        streamError: () => void events.push("error"),
+        streamClosed: () => {
+          events.push("close");
+          return "owner_reason";
+        },
+      };
+    };
+    const listener = await fleet.start(
+      createListener(listenerSettings("tcp"), handler, { dataDir: "/nonexistent", logger: captureLogger() }),
+    );
+    const client = await dial(listener.port);
+    await until(() => stream !== undefined);
+    const s = stream as Socket;
+    // The listener's own pair only: Node keeps a function, not an array, per event.
+    expect(s.listenerCount("error")).toBe(1);
+    expect(s.listenerCount("close")).toBe(1);
+    expect(listener.info()).toMatchObject({ current_conns: 1 });
+    const closed = settled(s, "close");
+    s.destroy(new Error("boom"));
+    await closed;
+    client.destroy();
+    expect(events).toEqual(["error", "close"]);
+    expect(listener.info()).toMatchObject({ current_conns: 0, shutdown_count: { owner_reason: 1 } });
   });
 
   it("rejects start() when the port is taken", async () => {

@@ -12,7 +12,8 @@ function sub(id: string): Subscriber & { got: string[] } {
   return { clientId: id, subscriptions: new Map(), isOnline: () => true, deliver: (m) => void got.push(m.topic), got };
 }
 
-const pub = (r: Router, topic: string) => r.dispatch(makeMessage({ topic, payload: Buffer.alloc(0), qos: 0, retain: false }), "random");
+const pub = (r: Router, topic: string) =>
+  r.dispatch(makeMessage({ topic, payload: Buffer.alloc(0), qos: 0, retain: false }), "random");
 
 describe("Router wildcard match cache", () => {
   it("follows wildcard filters added and removed after a topic was matched", () => {

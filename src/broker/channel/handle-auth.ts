@@ -7,7 +7,7 @@ import type { IAuthPacket, IConnectPacket } from "mqtt-packet";
 import { RC } from "../../mqtt/reason-codes.ts";
 import type { EnhancedAuthResult } from "../hookpoints.ts";
 import { M } from "../metrics.ts";
-import type { Channel } from "./channel.ts";
+import type { AuthExchange, Channel } from "./channel.ts";
 import { afterAuth } from "./open-session.ts";
 import { protocolError, refuseConnect } from "./reply.ts";
 
@@ -19,8 +19,12 @@ const DISCONNECT_FAILURES = new Set([
   0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2,
 ]);
 
-function runStep(ch: Channel, data: Buffer | undefined): EnhancedAuthResult | Promise<EnhancedAuthResult> {
-  const step = { method: ch.authMethod as string, data, step: ch.authStep, state: ch.authState };
+function runStep(
+  ch: Channel,
+  a: AuthExchange,
+  data: Buffer | undefined,
+): EnhancedAuthResult | Promise<EnhancedAuthResult> {
+  const step = { method: a.method, data, step: a.step, state: a.state };
   return ch.broker.hooks.fold("client.enhanced_auth", [ch.client, step], NO_METHOD, FAILED);
 }
 
@@ -30,38 +34,38 @@ export function startEnhancedAuth(
   method: string,
   data: Buffer | undefined,
 ): void | Promise<void> {
-  ch.authMethod = method;
-  ch.authStep = 0;
+  const a: AuthExchange = { method, state: undefined, step: 0, connect: p };
+  ch.auth = a;
   ch.state = "authenticating";
-  ch.pendingConnect = p;
-  const r = runStep(ch, data);
+  const r = runStep(ch, a, data);
   if (r instanceof Promise) return r.then((res) => connectStepDone(ch, res));
   return connectStepDone(ch, r);
 }
 
 function connectStepDone(ch: Channel, res: EnhancedAuthResult): void | Promise<void> {
   if (ch.state === "disconnected") return;
-  ch.authState = res.state;
-  const p = ch.pendingConnect as IConnectPacket;
+  const a = ch.auth as AuthExchange;
+  a.state = res.state;
+  const p = a.connect as IConnectPacket;
   if (res.rc === RC.CONTINUE_AUTHENTICATION) {
     sendAuth(ch, RC.CONTINUE_AUTHENTICATION, res.data);
     return;
   }
-  ch.pendingConnect = null;
+  a.connect = null;
   if (res.rc !== RC.SUCCESS) return refuseConnect(ch, res.rc);
   return afterAuth(
     ch,
     p,
-    { rc: RC.SUCCESS, superuser: res.superuser === true, by: ch.authMethod as string },
+    { rc: RC.SUCCESS, superuser: res.superuser === true, by: a.method },
     {
-      method: ch.authMethod as string,
+      method: a.method,
       data: res.data,
     },
   );
 }
 
 function sendAuth(ch: Channel, rc: number, data: Buffer | undefined): void {
-  const properties: IAuthPacket["properties"] = { authenticationMethod: ch.authMethod as string };
+  const properties: IAuthPacket["properties"] = { authenticationMethod: (ch.auth as AuthExchange).method };
   if (data !== undefined) properties.authenticationData = data;
   ch.conn.send({ cmd: "auth", reasonCode: rc, properties });
   ch.broker.metrics.inc(M.authSent);
@@ -72,28 +76,28 @@ export function handleAuth(ch: Channel, p: IAuthPacket): void | Promise<void> {
   if (ch.protoVer !== 5) return protocolError(ch, "AUTH on a 3.x connection");
   const method = p.properties?.authenticationMethod;
   // [MQTT-4.12.0-7] / [MQTT-3.15.2-1]: the method must stay the one of the CONNECT.
-  if (ch.authMethod === undefined || method !== ch.authMethod)
-    return protocolError(ch, "AUTH without or with another method");
+  const a = ch.auth;
+  if (a === null || method !== a.method) return protocolError(ch, "AUTH without or with another method");
   const data = p.properties?.authenticationData;
   if (ch.state === "authenticating") {
     if (p.reasonCode !== RC.CONTINUE_AUTHENTICATION) return protocolError(ch, "unexpected AUTH reason");
-    ch.authStep++;
-    const r = runStep(ch, data);
+    a.step++;
+    const r = runStep(ch, a, data);
     if (r instanceof Promise) return r.then((res) => connectStepDone(ch, res));
     return connectStepDone(ch, r);
   }
   if (ch.state !== "connected") return protocolError(ch, "AUTH in a bad state");
-  if (p.reasonCode === RC.RE_AUTHENTICATE) ch.authStep = 0;
-  else if (p.reasonCode === RC.CONTINUE_AUTHENTICATION) ch.authStep++;
+  if (p.reasonCode === RC.RE_AUTHENTICATE) a.step = 0;
+  else if (p.reasonCode === RC.CONTINUE_AUTHENTICATION) a.step++;
   else return protocolError(ch, "unexpected AUTH reason");
-  const r = runStep(ch, data);
+  const r = runStep(ch, a, data);
   if (r instanceof Promise) return r.then((res) => reauthStepDone(ch, res));
   reauthStepDone(ch, r);
 }
 
 function reauthStepDone(ch: Channel, res: EnhancedAuthResult): void {
   if (ch.state !== "connected") return;
-  ch.authState = res.state;
+  (ch.auth as AuthExchange).state = res.state;
   if (res.rc === RC.CONTINUE_AUTHENTICATION) return sendAuth(ch, RC.CONTINUE_AUTHENTICATION, res.data);
   if (res.rc === RC.SUCCESS) return sendAuth(ch, RC.SUCCESS, res.data);
   // [MQTT-4.12.1-2] failed re-authentication ends the connection. CONNACK-only codes (0x86 bad

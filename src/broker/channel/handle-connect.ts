@@ -15,6 +15,12 @@ import { startEnhancedAuth } from "./handle-auth.ts";
 import { afterAuth } from "./open-session.ts";
 import { protocolError, refuseConnect } from "./reply.ts";
 
+/** The two names the protocol knows as constants: the decoder's copy per CONNECT is not kept. */
+function protocolName(id: string | undefined): string {
+  if (id === undefined || id === "MQTT") return "MQTT";
+  return id === "MQIsdp" ? "MQIsdp" : id;
+}
+
 export function handleConnect(ch: Channel, p: IConnectPacket): void | Promise<void> {
   const m = ch.broker.metrics;
   m.inc(M.connectReceived);
@@ -22,7 +28,7 @@ export function handleConnect(ch: Channel, p: IConnectPacket): void | Promise<vo
   ch.protoVer = ver;
   ch.conn.protoVer = ver;
   ch.client.protoVer = ver;
-  ch.client.protoName = p.protocolId ?? "MQTT";
+  ch.client.protoName = protocolName(p.protocolId);
   const zone = ch.zone;
   const props = p.properties;
   if (ver === 5) ch.requestProblemInfo = props?.requestProblemInformation !== false;
@@ -72,7 +78,7 @@ export function handleConnect(ch: Channel, p: IConnectPacket): void | Promise<vo
     ch.will = makeMessage({
       from: clientId,
       fromUsername: p.username,
-      peerhost: ch.info.peerHost,
+      peerhost: ch.client.peerHost,
       topic: w.topic,
       payload: typeof w.payload === "string" ? Buffer.from(w.payload) : w.payload,
       qos: wq,

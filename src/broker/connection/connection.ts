@@ -5,7 +5,7 @@
 
 import type { Duplex } from "node:stream";
 import type { Packet } from "mqtt-packet";
-import type { ConnectionInfo } from "../../listeners/types.ts";
+import type { ConnectionInfo, StreamOwner } from "../../listeners/types.ts";
 import { decodeFrame, encodePacket } from "../../mqtt/codec.ts";
 import { decodeFast, MALFORMED_FRAME } from "../../mqtt/fast-codec.ts";
 import type { Channel } from "../channel/channel.ts";
@@ -23,7 +23,7 @@ export interface ConnectionDeps {
   onError(err: unknown): void;
 }
 
-export class Connection implements ConnectionPort {
+export class Connection implements ConnectionPort, StreamOwner {
   protoVer = 4;
   tracer: PacketTracer | null = null;
   private readonly reader: FrameReader;
@@ -40,17 +40,19 @@ export class Connection implements ConnectionPort {
   constructor(
     private readonly stream: Duplex,
     info: ConnectionInfo,
-    private readonly done: (reason: string) => void,
     private readonly deps: ConnectionDeps,
   ) {
     this.reader = new FrameReader(1024 * 1024);
     this.channel = deps.makeChannel(this, info);
     // Module-level listeners find their Connection on the stream: no closures per connection.
+    // 'error' and 'close' come through the listener's own listeners (StreamOwner), so the socket
+    // keeps one function per event rather than an array.
     (stream as OwnedStream)[OWNER] = this;
     stream.on("data", onStreamData);
-    stream.on("error", onStreamError);
-    stream.on("close", onStreamClose);
-    stream.on("end", onStreamEnd);
+    // A stream that is not half-open (net and TLS sockets of a server) ends its side itself when
+    // the peer's does (Node's own 'end' listener): a listener of ours there would only make Node
+    // keep an array of 'end' listeners per socket.
+    if ((stream as { allowHalfOpen?: boolean }).allowHalfOpen !== false) stream.on("end", onStreamEnd);
     stream.on("drain", onStreamDrain);
   }
 
@@ -229,10 +231,11 @@ export class Connection implements ConnectionPort {
     this.stream.once("close", () => clearTimeout(t));
   }
 
-  onClose(): void {
+  /** The stream closed: the channel winds down; the reason is what the listener counts. */
+  streamClosed(): string {
     this.closing = true;
     this.channel.closed(this.closeReason);
-    this.done(this.closeReason);
+    return this.closeReason;
   }
 }
 
@@ -241,12 +244,6 @@ type OwnedStream = Duplex & { [OWNER]: Connection };
 
 function onStreamData(this: OwnedStream, chunk: Buffer): void {
   this[OWNER].onData(chunk);
-}
-function onStreamError(this: OwnedStream): void {
-  this[OWNER].streamError();
-}
-function onStreamClose(this: OwnedStream): void {
-  this[OWNER].onClose();
 }
 function onStreamEnd(this: OwnedStream): void {
   this[OWNER].streamEnd();

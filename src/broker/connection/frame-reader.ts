@@ -8,13 +8,18 @@ export const MALFORMED = -1;
 export const TOO_LARGE = -2;
 
 export class FrameReader {
-  private chunks: Buffer[] = [];
+  // The oldest pending chunk, and the ones after it. Most reads hold one chunk (or none), so the
+  // array is made only when a second chunk waits: an idle connection keeps no array (V8 would
+  // keep its 17-slot backing store after the first push).
+  private head: Buffer | null = null;
+  private rest: Buffer[] | null = null;
   private buffered = 0;
 
   constructor(public maxPacketSize: number) {}
 
   push(chunk: Buffer): void {
-    this.chunks.push(chunk);
+    if (this.head === null) this.head = chunk;
+    else (this.rest ??= []).push(chunk);
     this.buffered += chunk.length;
   }
 
@@ -28,10 +33,13 @@ export class FrameReader {
   /** Returns the next complete packet, or why there is none (no allocation but the frame). */
   next(): Buffer | number {
     if (this.buffered < 2) return NEED_MORE;
-    let head = this.chunks[0];
-    if (head.length < 5 && this.chunks.length > 1) {
-      head = Buffer.concat(this.chunks);
-      this.chunks = [head];
+    let head = this.head as Buffer;
+    const rest = this.rest;
+    if (head.length < 5 && rest !== null && rest.length > 0) {
+      rest.unshift(head);
+      head = Buffer.concat(rest);
+      rest.length = 0;
+      this.head = head;
     }
     // Remaining Length: at most 4 bytes of 7-bit groups [MQTT-1.5.5-1].
     let len = 0;
@@ -54,29 +62,33 @@ export class FrameReader {
     let frame: Buffer;
     if (head.length >= total) {
       frame = head.subarray(0, total);
-      if (head.length === total) this.chunks.shift();
-      else this.chunks[0] = head.subarray(total);
+      if (head.length > total) this.head = head.subarray(total);
+      else this.head = rest !== null && rest.length > 0 ? (rest.shift() as Buffer) : null;
     } else {
       // The frame spans chunks: copy its bytes only (the chunks after it stay as they are).
+      const more = rest as Buffer[];
       frame = Buffer.allocUnsafe(total);
-      let at = 0;
+      head.copy(frame, 0);
+      let at = head.length;
       let k = 0;
       while (at < total) {
-        const c = this.chunks[k];
+        const c = more[k];
         const n = Math.min(c.length, total - at);
         c.copy(frame, at, 0, n);
         at += n;
         if (n === c.length) k++;
-        else this.chunks[k] = c.subarray(n);
+        else more[k] = c.subarray(n);
       }
-      this.chunks.splice(0, k);
+      more.splice(0, k);
+      this.head = more.length > 0 ? (more.shift() as Buffer) : null;
     }
     this.buffered -= total;
     return frame;
   }
 
   clear(): void {
-    this.chunks = [];
+    this.head = null;
+    this.rest = null;
     this.buffered = 0;
   }
 }

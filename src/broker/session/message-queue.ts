@@ -1,6 +1,7 @@
 // MessageQueue: bounded FIFO ring buffer for a session's pending outbound
 // messages. O(1) push/shift, grows by doubling up to the limit, drops the
-// oldest entry when full. Which messages are queued (e.g. QoS 0 while
+// oldest entry when full. The backing array is made on the first push (most
+// sessions of a large idle fleet never queue anything). Which messages are queued (e.g. QoS 0 while
 // offline, see 4.1 session state) is the caller's policy.
 //
 // Spec references (MQTT 5.0):
@@ -11,7 +12,8 @@
 const INITIAL_CAPACITY = 16;
 
 export class MessageQueue<T> {
-  private buf: (T | undefined)[];
+  /** Made on the first push (and dropped by clear()): null while nothing was queued. */
+  private buf: (T | undefined)[] | null = null;
   private head = 0;
   private len = 0;
   private cap: number;
@@ -23,8 +25,7 @@ export class MessageQueue<T> {
       throw new RangeError(`MessageQueue maxLen must be a non-negative integer, got ${maxLen}`);
     }
     this.limit = maxLen;
-    this.cap = maxLen > 0 && maxLen < INITIAL_CAPACITY ? maxLen : INITIAL_CAPACITY;
-    this.buf = new Array<T | undefined>(this.cap).fill(undefined);
+    this.cap = initialCapacity(maxLen);
   }
 
   get length(): number {
@@ -35,7 +36,7 @@ export class MessageQueue<T> {
     return this.limit;
   }
 
-  /** Current backing capacity (for tests / diagnostics). */
+  /** Current backing capacity, or the one the first push makes (for tests / diagnostics). */
   get capacity(): number {
     return this.cap;
   }
@@ -46,30 +47,36 @@ export class MessageQueue<T> {
    */
   push(item: T): T | undefined {
     const len = this.len;
+    let buf = this.buf;
+    if (buf === null) {
+      buf = new Array<T | undefined>(this.cap).fill(undefined);
+      this.buf = buf;
+    }
     if (len === this.cap) {
       if (this.limit > 0 && len === this.limit) {
         // Full: the tail slot is the head slot. Overwrite the oldest.
         const head = this.head;
-        const dropped = this.buf[head];
-        this.buf[head] = item;
+        const dropped = buf[head];
+        buf[head] = item;
         this.head = head + 1 === len ? 0 : head + 1;
         return dropped;
       }
-      this.grow();
+      buf = this.grow(buf);
     }
     let tail = this.head + len;
     if (tail >= this.cap) tail -= this.cap;
-    this.buf[tail] = item;
+    buf[tail] = item;
     this.len = len + 1;
     return undefined;
   }
 
   /** Removes and returns the oldest item. */
   shift(): T | undefined {
-    if (this.len === 0) return undefined;
+    const buf = this.buf;
+    if (this.len === 0 || buf === null) return undefined;
     const head = this.head;
-    const item = this.buf[head];
-    this.buf[head] = undefined;
+    const item = buf[head];
+    buf[head] = undefined;
     this.head = head + 1 === this.cap ? 0 : head + 1;
     this.len--;
     return item;
@@ -77,18 +84,13 @@ export class MessageQueue<T> {
 
   /** The oldest item without removing it. */
   peek(): T | undefined {
-    return this.len === 0 ? undefined : this.buf[this.head];
+    return this.len === 0 || this.buf === null ? undefined : this.buf[this.head];
   }
 
-  /** Removes every item and releases a grown backing array. */
+  /** Removes every item and releases the backing array (the next push makes a new one). */
   clear(): void {
-    const initial = this.limit > 0 && this.limit < INITIAL_CAPACITY ? this.limit : INITIAL_CAPACITY;
-    if (this.cap > initial) {
-      this.cap = initial;
-      this.buf = new Array<T | undefined>(initial).fill(undefined);
-    } else {
-      this.buf.fill(undefined);
-    }
+    this.cap = initialCapacity(this.limit);
+    this.buf = null;
     this.head = 0;
     this.len = 0;
   }
@@ -96,6 +98,7 @@ export class MessageQueue<T> {
   /** Oldest first. The queue must not be modified while iterating. */
   *[Symbol.iterator](): IterableIterator<T> {
     const buf = this.buf;
+    if (buf === null) return;
     const cap = this.cap;
     let idx = this.head;
     for (let i = 0; i < this.len; i++) {
@@ -111,8 +114,8 @@ export class MessageQueue<T> {
    */
   removeWhere(pred: (item: T) => boolean): number {
     const len = this.len;
-    if (len === 0) return 0;
     const buf = this.buf;
+    if (len === 0 || buf === null) return 0;
     const cap = this.cap;
     const head = this.head;
     let r = 0; // items examined
@@ -149,8 +152,7 @@ export class MessageQueue<T> {
     return len - w;
   }
 
-  private grow(): void {
-    const old = this.buf;
+  private grow(old: (T | undefined)[]): (T | undefined)[] {
     const oldCap = this.cap;
     let newCap = oldCap * 2;
     if (this.limit > 0 && newCap > this.limit) newCap = this.limit;
@@ -163,5 +165,10 @@ export class MessageQueue<T> {
     this.buf = buf;
     this.cap = newCap;
     this.head = 0;
+    return buf;
   }
+}
+
+function initialCapacity(limit: number): number {
+  return limit > 0 && limit < INITIAL_CAPACITY ? limit : INITIAL_CAPACITY;
 }

@@ -32,7 +32,8 @@ export class Session implements SessionHandle, Subscriber {
   #inflight: Map<number, InflightEntry> | null = null;
   #awaitingRel: Map<number, number> | null = null;
   readonly mqueue: MessageQueue<Delivery>;
-  private readonly pids = new PacketIdAllocator();
+  /** Made on the first QoS 1/2 delivery: a session that never gets one never numbers a packet. */
+  #pids: PacketIdAllocator | null = null;
 
   get subscriptions(): Map<string, SubOpts> {
     this.#subscriptions ??= new Map();
@@ -187,7 +188,8 @@ export class Session implements SessionHandle, Subscriber {
   }
 
   private sendInflight(d: Delivery, out: SessionOutlet): void {
-    const pid = this.pids.next(this.inflight);
+    this.#pids ??= new PacketIdAllocator();
+    const pid = this.#pids.next(this.inflight);
     if (pid === 0) {
       this.enqueue(d);
       return;

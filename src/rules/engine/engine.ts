@@ -439,7 +439,13 @@ export class RuleEngine {
   }
 
   /** One selected row: its actions, unless too many rows are in flight (they fail, counted). */
-  private runRow(r: LoadedRule, row: Row, ctx: Row, chain: readonly string[] | undefined, span: Span | undefined): void {
+  private runRow(
+    r: LoadedRule,
+    row: Row,
+    ctx: Row,
+    chain: readonly string[] | undefined,
+    span: Span | undefined,
+  ): void {
     if (this.inflight >= this.inflightLimit) {
       for (const a of r.actions) this.count(a, false);
       return;

@@ -98,12 +98,29 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
    * continues as fold() would.
    */
   fold1<K extends keyof M, A>(name: K, arg: unknown, acc: A, failClosed?: A): A | Promise<A> {
+    return this.foldFast(name, 1, arg, undefined, undefined, acc, failClosed);
+  }
+
+  /** fold1() for a hookpoint of three arguments (client.check_acl, on every publish). */
+  fold3<K extends keyof M, A>(name: K, a: unknown, b: unknown, c: unknown, acc: A, failClosed?: A): A | Promise<A> {
+    return this.foldFast(name, 3, a, b, c, acc, failClosed);
+  }
+
+  private foldFast<A>(
+    name: keyof M,
+    n: 1 | 3,
+    a: unknown,
+    b: unknown,
+    c: unknown,
+    acc: A,
+    failClosed: A | undefined,
+  ): A | Promise<A> {
     const list = this.table.get(name) ?? this.empty;
     for (let i = 0; i < list.length; i++) {
       const e = list[i];
       let r: unknown;
       try {
-        r = e.fn(arg, acc);
+        r = n === 1 ? e.fn(a, acc) : e.fn(a, b, c, acc);
       } catch (err) {
         this.crash(name, e, err);
         if (failClosed !== undefined) return failClosed;
@@ -112,7 +129,8 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
       if (r === undefined) continue;
       if (r instanceof Promise) {
         // The rest as fold() does it, from this callback's promise on.
-        return this.foldFrom(name, [{ ...e, fn: () => r }, ...list.slice(i + 1)], 0, [arg], acc, failClosed);
+        const args = n === 1 ? [a] : [a, b, c];
+        return this.foldFrom(name, [{ ...e, fn: () => r }, ...list.slice(i + 1)], 0, args, acc, failClosed);
       }
       if (isStop<A>(r)) return r.value;
       acc = r as A;

@@ -115,3 +115,18 @@ describe("Hooks.fold1 (one argument, no array) answers as fold does", () => {
     expect(hooks.fold1("other" as "n", 0, 7)).toBe(7);
   });
 });
+
+describe("Hooks.fold3 (three arguments) answers as fold does", () => {
+  interface P3 {
+    t: (a: number, b: string, c: number, acc: string) => string | undefined | Promise<string>;
+  }
+  it("passes the arguments in order, synchronously and after a promise", async () => {
+    const hooks = new Hooks<P3>({ error: () => {} });
+    hooks.add("t", (a, b, c, acc) => `${acc}${a}${b}${c}`, 2, "x");
+    hooks.add("t", async (a, _b, _c, acc) => `${acc}|${a}`, 1, "y");
+    hooks.add("t", (_a, b, _c, acc) => `${acc}|${b}`, 0, "z");
+    const r = hooks.fold3("t", 1, "b", 3, ">");
+    expect(await r).toBe(">1b3|1|b");
+    expect(await hooks.fold("t", [1, "b", 3], ">")).toBe(">1b3|1|b");
+  });
+});

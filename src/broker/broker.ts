@@ -80,7 +80,7 @@ export class Broker {
     this.metrics.inc(M.messagesPublish);
     this.congested = null;
     let m: Message | null = msg;
-    if (this.hooks.has("message.publish")) {
+    if (this.hooks.active["message.publish"] === true) {
       m = this.hooks.fold1("message.publish", msg, msg as Message | null) as Message | null;
       if (m === null) return 0;
     }
@@ -100,7 +100,8 @@ export class Broker {
   private noSubscribers(m: Message): void {
     this.metrics.inc(M.messagesDropped);
     this.metrics.inc(M.messagesDroppedNoSubscribers);
-    if (this.hooks.has("message.dropped")) this.hooks.run("message.dropped", m, undefined, "no_subscribers");
+    if (this.hooks.active["message.dropped"] === true)
+      this.hooks.run("message.dropped", m, undefined, "no_subscribers");
   }
 
   /** Adds (or replaces) a subscription of `session`; `filter` may be a `$share/...` form. */

@@ -38,9 +38,10 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
   private readonly empty: readonly Entry[] = [];
   /**
    * Which hookpoints have callbacks, as properties (set to false, never deleted, so the object keeps
-   * a fast shape): has() is a property load on the hot paths, not a Map lookup.
+   * a fast shape). Hot call sites read `hooks.active["name"] === true` themselves: a property load
+   * with a constant name at each site (has() with its name argument is one shared keyed load).
    */
-  private readonly active: Partial<Record<keyof M, boolean>> = {};
+  readonly active: Partial<Record<keyof M, boolean>> = {};
 
   constructor(private readonly logger: HookLogger) {}
 

@@ -195,7 +195,8 @@ export class Channel implements SessionOutlet {
     else if (d.qos === 1) c.sendQos1++;
     else c.sendQos2++;
     if (dup) c.resent++;
-    if (this.broker.hooks.has("message.delivered")) this.broker.hooks.run("message.delivered", this.client, d.msg);
+    if (this.broker.hooks.active["message.delivered"] === true)
+      this.broker.hooks.run("message.delivered", this.client, d.msg);
     return true;
   }
 

@@ -73,7 +73,8 @@ export function handlePublish(ch: Channel, p: IPublishPacket): void | Promise<vo
     }
   }
 
-  if (ch.client.isSuperuser || !ch.broker.hooks.has("client.check_acl")) return publishChecked(ch, p, topic, "allow");
+  if (ch.client.isSuperuser || ch.broker.hooks.active["client.check_acl"] !== true)
+    return publishChecked(ch, p, topic, "allow");
   const acl = ch.broker.hooks.fold3("client.check_acl", ch.client, "publish", topic, "allow" as AclResult, "deny");
   if (acl instanceof Promise) return acl.then((r) => publishChecked(ch, p, topic, r));
   return publishChecked(ch, p, topic, acl);

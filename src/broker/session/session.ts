@@ -266,7 +266,7 @@ export class Session implements SessionHandle, Subscriber {
 
   private acked(msg: Message): void {
     this.env.metrics.inc(M.messagesAcked);
-    if (this.env.hooks.has("message.acked")) this.env.hooks.run("message.acked", this.client, msg);
+    if (this.env.hooks.active["message.acked"] === true) this.env.hooks.run("message.acked", this.client, msg);
   }
 
   /** Incoming QoS 2: records the id; false when it is a duplicate (already awaiting PUBREL). */

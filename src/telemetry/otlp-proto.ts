@@ -12,70 +12,27 @@
 //   keys, which repeat in every span, are encoded once (a bounded Map);
 // - the Resource and InstrumentationScope messages are encoded once per object (WeakMap), since
 //   every batch carries the same ones.
-// Spans are grouped by resource (identity) and then by instrumentation scope as the SDK's
+// Spans are grouped (otlp-span.ts) by resource (identity) and then by instrumentation scope as the SDK's
 // transformer does (name@version:schemaUrl, so that equal scopes from different objects, such as
 // the tracer's and the facade's recorder's, share one ScopeSpans), both in order of first
 // appearance. (The SDK's protobuf serializer groups scopes by object; the bytes are the same
 // whenever each scope is one object, as with the SDK's own tracers.)
-// No OpenTelemetry import: the input types are structural (the SDK's ReadableSpan satisfies them).
+// No OpenTelemetry import: the input types are structural (otlp-span.ts; the SDK's ReadableSpan
+// satisfies them), and so is the grouping of a batch.
 
-/** A span context as the SDK gives it (ids in lowercase hex). */
-export interface OtlpSpanContext {
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly traceFlags: number;
-  readonly isRemote?: boolean;
-  readonly traceState?: { serialize(): string };
-}
+import {
+  type Encoded,
+  groupSpans,
+  type OtlpAttributes,
+  type OtlpEvent,
+  type OtlpLink,
+  type OtlpResource,
+  type OtlpScope,
+  type OtlpSpan,
+  type ResourceGroup,
+} from "./otlp-span.ts";
 
-/** Attributes: string, number, boolean, Uint8Array, arrays of those; other values encode as empty. */
-export type OtlpAttributes = Readonly<Record<string, unknown>>;
-
-export interface OtlpEvent {
-  readonly time: readonly [number, number];
-  readonly name: string;
-  readonly attributes?: OtlpAttributes;
-  readonly droppedAttributesCount?: number;
-}
-
-export interface OtlpLink {
-  readonly context: OtlpSpanContext;
-  readonly attributes?: OtlpAttributes;
-  readonly droppedAttributesCount?: number;
-}
-
-export interface OtlpResource {
-  readonly attributes: OtlpAttributes;
-  readonly schemaUrl?: string;
-  readonly asyncAttributesPending?: boolean;
-}
-
-export interface OtlpScope {
-  readonly name: string;
-  readonly version?: string;
-  readonly schemaUrl?: string;
-  readonly attributes?: OtlpAttributes;
-  readonly droppedAttributesCount?: number;
-}
-
-/** A finished span in the SDK's ReadableSpan shape (the fields the OTLP message carries). */
-export interface OtlpSpan {
-  readonly name: string;
-  readonly kind: number;
-  spanContext(): OtlpSpanContext;
-  readonly parentSpanContext?: OtlpSpanContext;
-  readonly startTime: readonly [number, number];
-  readonly endTime: readonly [number, number];
-  readonly status: { readonly code: number; readonly message?: string };
-  readonly attributes: OtlpAttributes;
-  readonly events: readonly OtlpEvent[];
-  readonly links: readonly OtlpLink[];
-  readonly droppedAttributesCount: number;
-  readonly droppedEventsCount: number;
-  readonly droppedLinksCount: number;
-  readonly resource: OtlpResource;
-  readonly instrumentationScope: OtlpScope;
-}
+export type { OtlpSpan } from "./otlp-span.ts";
 
 // Buffer's native string writers (present on every Buffer, missing from @types/node).
 type WritableBuffer = Buffer & {
@@ -497,12 +454,6 @@ function writeSpan(span: OtlpSpan): void {
 
 // ---- resource and scope, encoded once per object ----
 
-/** An encoded message part: what precedes the spans (`head`) and what follows them (`tail`). */
-interface Encoded {
-  head: Uint8Array;
-  tail: Uint8Array;
-}
-
 const resourceCache = new WeakMap<object, Encoded>();
 const scopeCache = new WeakMap<object, Encoded>();
 
@@ -591,55 +542,6 @@ function encodedScope(scope: OtlpScope): Encoded {
 
 // ---- grouping and the request ----
 
-interface ScopeGroup {
-  encoded: Encoded;
-  spans: OtlpSpan[];
-}
-
-interface ResourceGroup {
-  encoded: Encoded;
-  scopes: ScopeGroup[];
-  byObject: Map<object, ScopeGroup>;
-  byKey: Map<string, ScopeGroup>;
-}
-
-/** Spans by resource (identity), then by scope (name@version:schemaUrl), in order of appearance. */
-function group(spans: readonly OtlpSpan[]): ResourceGroup[] {
-  const resources = new Map<object, ResourceGroup>();
-  let lastScope: object | undefined;
-  let lastResource: object | undefined;
-  let last: ScopeGroup | undefined;
-  for (const span of spans) {
-    const resource = span.resource;
-    const scope = span.instrumentationScope;
-    if (last !== undefined && scope === lastScope && resource === lastResource) {
-      last.spans.push(span);
-      continue;
-    }
-    let rg = resources.get(resource);
-    if (rg === undefined) {
-      rg = { encoded: encodedResource(resource), scopes: [], byObject: new Map(), byKey: new Map() };
-      resources.set(resource, rg);
-    }
-    let sg = rg.byObject.get(scope);
-    if (sg === undefined) {
-      const key = `${scope.name}@${scope.version || ""}:${scope.schemaUrl || ""}`;
-      sg = rg.byKey.get(key);
-      if (sg === undefined) {
-        sg = { encoded: encodedScope(scope), spans: [] };
-        rg.byKey.set(key, sg);
-        rg.scopes.push(sg);
-      }
-      rg.byObject.set(scope, sg);
-    }
-    sg.spans.push(span);
-    last = sg;
-    lastScope = scope;
-    lastResource = resource;
-  }
-  return [...resources.values()];
-}
-
 function sizeRequest(groups: readonly ResourceGroup[]): number {
   let total = 0;
   for (const rg of groups) {
@@ -679,7 +581,7 @@ function writeRequest(groups: readonly ResourceGroup[]): void {
 
 /** The ExportTraceServiceRequest protobuf message carrying `spans`. */
 export function encodeTraceExportRequest(spans: readonly OtlpSpan[]): Uint8Array {
-  const groups = group(spans);
+  const groups = groupSpans(spans, encodedResource, encodedScope);
   return encodeAlone(
     () => sizeRequest(groups),
     () => writeRequest(groups),

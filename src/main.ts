@@ -23,7 +23,7 @@ import { clusteredOnEtcd, clusterKeys, openStore } from "./cluster/open-store.ts
 import { type Config, ConfigError } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
 import type { Listener } from "./listeners/listener.ts";
-import type { ConnectionHandler } from "./listeners/types.ts";
+import type { ConnectionHandler, StreamOwner } from "./listeners/types.ts";
 import type { Services, SvcNode } from "./node.ts";
 import { accessSettings, brokerSettings, linkTls, managementBinds, sysSettings } from "./node-settings.ts";
 import { PluginRegistry } from "./plugins/registry.ts";
@@ -58,6 +58,9 @@ import { BrokerTracing } from "./tracing/broker-tracing.ts";
 import { startTracingSdk, type TracingSdkOptions } from "./tracing-sdk.ts";
 
 /** Plugins loaded on a first start (before `<data_dir>/loaded_plugins` exists). */
+/** The owner of a connection refused while the node drains. */
+const REFUSED_WHILE_DRAINING: StreamOwner = { streamError() {}, streamClosed: () => "draining" };
+
 const DEFAULT_PLUGINS = ["svc_retainer", "svc_rule_engine"];
 
 /** How long a management view waits for another node's answer. */
@@ -251,10 +254,10 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   const listeners: Listener[] = [];
   // From the start of a drain (or stop) on, new MQTT connections are closed as they arrive.
   let refusing = false;
-  const accept: ConnectionHandler = (stream, info, closed) => {
-    if (!refusing) return broker.handleConnection(stream, info, closed);
-    stream.destroy();
-    closed("draining");
+  const accept: ConnectionHandler = (stream, info) => {
+    if (!refusing) return broker.handleConnection(stream, info);
+    stream.destroy(); // its 'close' comes later, and is counted as "draining"
+    return REFUSED_WHILE_DRAINING;
   };
   let draining: Promise<void> | null = null;
   const drainAbort = new AbortController();

@@ -64,10 +64,10 @@ export class Broker {
 
   /**
    * A listener accepted a connection: wrap it (the listener's ConnectionHandler). The Connection
-   * is the stream's StreamOwner: it hears of 'error' and 'close' from the listener and returns the
-   * close reason from there, so `closed` is not kept.
+   * is the stream's StreamOwner: it hears of 'error' and 'close' from the listener and names the
+   * close reason.
    */
-  readonly handleConnection = (stream: Duplex, info: ConnectionInfo, _closed: (reason: string) => void): StreamOwner =>
+  readonly handleConnection = (stream: Duplex, info: ConnectionInfo): StreamOwner =>
     new Connection(stream, info, this.connectionDeps);
 
   /** Publishes a message: hooks, then local and remote routing. Returns the number of deliveries. */

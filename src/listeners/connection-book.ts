@@ -112,15 +112,12 @@ export class ConnectionBook {
     return this.#shutdown.size === 0 ? [] : Object.fromEntries(this.#shutdown);
   }
 
-  /** Destroys every stream still held; the broker then sees them close and calls `closed`. */
+  /** Destroys every stream still held; their owners then hear of the close and report why. */
   destroyAll(): void {
     for (const stream of this.#live) stream.destroy();
   }
 
-  /**
-   * A held stream closed: it leaves the live set (even if the broker is slow to call `closed`),
-   * and a handler's StreamOwner is told and reports why it ended.
-   */
+  /** A held stream closed: it leaves the live set, and its StreamOwner reports why it ended. */
   streamClosed(stream: Duplex): void {
     this.#live.delete(stream);
     const booked = stream as BookedStream;
@@ -145,15 +142,8 @@ export class ConnectionBook {
     booked[BOOK] = this;
     booked[STREAM_OWNER] = undefined;
     stream.on("close", onBookedClose);
-    let reported = false;
-    const closed = (reason: string): void => {
-      if (reported) return;
-      reported = true;
-      this.#live.delete(stream);
-      this.count(reason);
-    };
     try {
-      booked[STREAM_OWNER] = handler(stream, info, closed) ?? undefined;
+      booked[STREAM_OWNER] = handler(stream, info);
     } catch (err) {
       logger.warn({ err, listener }, "connection handler threw; dropping connection");
       stream.destroy();

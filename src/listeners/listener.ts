@@ -36,7 +36,6 @@ export class ListenerError extends Error {
   override name = "ListenerError";
 }
 
-/** Acceptor counts reported per kind (the reference broker's defaults; Node has one accept loop). */
 /** The listener's socket set, on each accepted socket. */
 const SOCKET_SET = Symbol("listener.sockets");
 type TrackedSocket = Socket & { [SOCKET_SET]?: Set<Socket> };
@@ -47,6 +46,7 @@ function untrackSocket(this: TrackedSocket): void {
   this[SOCKET_SET]?.delete(this);
 }
 
+/** Acceptor counts reported per kind (the reference broker's defaults; Node has one accept loop). */
 const DEFAULT_ACCEPTORS: Record<ListenerKind, number> = { tcp: 8, ssl: 16, ws: 4, wss: 4 };
 
 export function protocolOf(kind: ListenerKind): ListenerProtocol {

@@ -25,9 +25,9 @@ export interface ConnectionInfo {
 }
 
 /**
- * What a handler may return to hear of its stream's 'error' and 'close' through the listener's
- * own listeners, so a socket carries one listener per event (a second one makes Node keep an
- * array of listeners per event per socket).
+ * What a handler returns for a stream: it hears of the stream's 'error' and 'close' through the
+ * listener's own listeners, so a socket carries one listener per event (a second one makes Node
+ * keep an array of listeners per event per socket).
  */
 export interface StreamOwner {
   /** The stream emitted 'error' ('close' follows). */
@@ -37,17 +37,12 @@ export interface StreamOwner {
 }
 
 /**
- * Called once per accepted connection. The broker calls `closed(reason)` exactly once when it
- * is done with the connection (e.g. "closed", "kicked", "keepalive_timeout", "idle_timeout",
- * "protocol_error", "takeovered", "discarded"); the listener counts it in shutdown_count. A
- * handler that returns a StreamOwner reports instead through `streamClosed()` (and does not call
- * `closed`).
+ * Called once per accepted connection; answers the stream's owner, which hears of its 'error' and
+ * 'close' from the listener and, at the close, names the reason counted in shutdown_count
+ * ("closed", "kicked", "keepalive_timeout", "idle_timeout", "protocol_error", "takeovered",
+ * "discarded"...).
  */
-export type ConnectionHandler = (
-  stream: Duplex,
-  info: ConnectionInfo,
-  closed: (reason: string) => void,
-) => StreamOwner | undefined | void;
+export type ConnectionHandler = (stream: Duplex, info: ConnectionInfo) => StreamOwner;
 
 export interface ListenerSettings {
   kind: ListenerKind;

@@ -50,6 +50,7 @@ export function captureLogger(): ListenerLogger & { entries: LogEntry[] } {
 export interface Accepted {
   stream: Duplex;
   info: ConnectionInfo;
+  /** What the broker does when it ends a connection: names the reason (the first one counts). */
   closed: (reason: string) => void;
   /** Every byte received so far. */
   received: () => Buffer;
@@ -58,8 +59,8 @@ export interface Accepted {
 }
 
 /**
- * A handler that records each connection. With `echo`, bytes are written back; on stream close
- * it reports `closed('closed')` unless the test already reported another reason.
+ * A handler that records each connection. With `echo`, bytes are written back; when the stream
+ * closes its owner reports 'closed' unless the test already named another reason.
  */
 export function recordingHandler(opts: { echo?: boolean } = {}): {
   handler: ConnectionHandler;
@@ -69,7 +70,11 @@ export function recordingHandler(opts: { echo?: boolean } = {}): {
   const accepted: Accepted[] = [];
   const waiters: Array<(a: Accepted) => void> = [];
   let taken = 0;
-  const handler: ConnectionHandler = (stream, info, closed) => {
+  const handler: ConnectionHandler = (stream, info) => {
+    let reason: string | undefined;
+    const closed = (r: string): void => {
+      reason ??= r;
+    };
     const chunks: Buffer[] = [];
     const byteWaiters: Array<{ n: number; resolve: (b: Buffer) => void }> = [];
     const received = (): Buffer => Buffer.concat(chunks);
@@ -82,7 +87,6 @@ export function recordingHandler(opts: { echo?: boolean } = {}): {
         w.resolve(all);
       }
     });
-    stream.on("close", () => closed("closed"));
     const entry: Accepted = {
       stream,
       info,
@@ -95,6 +99,7 @@ export function recordingHandler(opts: { echo?: boolean } = {}): {
     };
     accepted.push(entry);
     waiters.shift()?.(entry);
+    return { streamError: () => {}, streamClosed: () => reason ?? "closed" };
   };
   const next = (): Promise<Accepted> => {
     const index = taken++;

@@ -128,11 +128,7 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
         continue;
       }
       if (r === undefined) continue;
-      if (r instanceof Promise) {
-        // The rest as fold() does it, from this callback's promise on.
-        const args = n === 1 ? [a] : [a, b, c];
-        return this.foldFrom(name, [{ ...e, fn: () => r }, ...list.slice(i + 1)], 0, args, acc, failClosed);
-      }
+      if (r instanceof Promise) return this.after(r, name, list, i, n === 1 ? [a] : [a, b, c], acc, failClosed);
       if (isStop<A>(r)) return r.value;
       acc = r as A;
     }
@@ -157,24 +153,35 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
         if (failClosed !== undefined) return failClosed;
         continue;
       }
-      if (r instanceof Promise) {
-        return r.then(
-          (v: unknown) => {
-            if (isStop<A>(v)) return v.value;
-            return this.foldFrom(name, list, i + 1, args, v === undefined ? acc : (v as A), failClosed);
-          },
-          (err: unknown) => {
-            this.crash(name, e, err);
-            if (failClosed !== undefined) return failClosed;
-            return this.foldFrom(name, list, i + 1, args, acc, failClosed);
-          },
-        );
-      }
+      if (r instanceof Promise) return this.after(r, name, list, i, args, acc, failClosed);
       if (r === undefined) continue;
       if (isStop<A>(r)) return r.value;
       acc = r as A;
     }
     return acc;
+  }
+
+  /** The fold from callback `i` on, once its promise `r` settles. */
+  private after<A>(
+    r: Promise<unknown>,
+    name: keyof M,
+    list: readonly Entry[],
+    i: number,
+    args: unknown[],
+    acc: A,
+    failClosed: A | undefined,
+  ): Promise<A> {
+    return r.then(
+      (v: unknown) => {
+        if (isStop<A>(v)) return v.value;
+        return this.foldFrom(name, list, i + 1, args, v === undefined ? acc : (v as A), failClosed);
+      },
+      (err: unknown) => {
+        this.crash(name, list[i], err);
+        if (failClosed !== undefined) return failClosed;
+        return this.foldFrom(name, list, i + 1, args, acc, failClosed);
+      },
+    );
   }
 
   private crash(name: keyof M, e: Entry, err: unknown): void {

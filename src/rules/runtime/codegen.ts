@@ -23,15 +23,11 @@ import { type Row, setOwn, termEqual } from "./values.ts";
 
 /** An expression compiled to a closure over the frame (compile.ts). */
 export type Ev = (f: Frame) => unknown;
-/** A SELECT field compiled to a closure storing into the output row (compile.ts). */
-export type FieldFn = (f: Frame, out: Row) => void;
 
 export interface SelectParts {
   readonly stmt: Statement;
   /** compile.ts's closure for an expression (the fallback for what is not generated). */
   readonly closure: (e: Expr) => Ev;
-  /** compile.ts's closure for a field at a 1-based position (a `*` not first). */
-  readonly field: (x: Field, position: number) => FieldFn;
   /** The key an unaliased field's value goes to (compile.ts's implicit target). */
   readonly target: (x: Field & { kind: "expr" }, position: number) => string;
   readonly wrap: (e: unknown) => Error;
@@ -50,6 +46,10 @@ const H = {
   intDiv,
   negate,
   setOwn,
+  /** A `*` after other fields: the columns the row lacks (a name it holds is an earlier alias), in order. */
+  addMissing(out: Row, cols: Row): void {
+    for (const k in cols) if (Object.hasOwn(cols, k) && !Object.hasOwn(out, k)) setOwn(out, k, cols[k]);
+  },
   not: (v: unknown): boolean => (typeof v === "boolean" ? !v : false),
   /** `x = 'text'` (compare() gives the same answer; two strings are equal when identical). */
   eqText: (x: unknown, text: string): boolean => (typeof x === "string" ? x === text : compare("=", x, text)),
@@ -167,7 +167,7 @@ export function generateSelect(parts: SelectParts): (root: Frame) => Row | null 
   const body: string[] = [];
   stmt.fields.forEach((x, i) => {
     if (x.kind === "all") {
-      if (i > 0) body.push(`${g.closure(parts.field(x, i + 1))}(f, out);`);
+      if (i > 0) body.push("H.addMissing(out, ctx);");
       return;
     }
     const name = parts.target(x, i + 1);

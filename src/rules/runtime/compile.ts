@@ -28,7 +28,7 @@ import { type EventKey, eventsOfSource } from "../event-names.ts";
 import type { AliasPath, Expr, Field, PathSeg, Pos, Statement } from "../sql/ast.ts";
 import { SqlError } from "../sql/errors.ts";
 import { parseSql } from "../sql/parser.ts";
-import { type Ev, type FieldFn, generateSelect } from "./codegen.ts";
+import { type Ev, generateSelect } from "./codegen.ts";
 import { RuleEvalError } from "./errors.ts";
 import { acceptsArity, arityText, lookupFunction } from "./functions/index.ts";
 import { add, compare, divide, intDiv, mul, negate, sub } from "./operators.ts";
@@ -69,6 +69,7 @@ export interface CompiledRule {
   readonly selectIn: ((root: Frame) => Record<string, unknown> | null) | null;
 }
 
+type FieldFn = (f: Frame, out: Row) => void;
 /** A path step known at compile time, or evaluated per event (`a[x]`). */
 type StepSrc = Step | ((f: Frame) => Step);
 
@@ -309,25 +310,6 @@ function compileField(field: Field, position: number): FieldFn {
   return (f, out) => store(f, out, t, ev(f));
 }
 
-/**
- * A SELECT field for a frame whose variables ARE the output row (the statement stores no field
- * below a top-level name, so the row and the aliases hold the same values): each value is
- * stored once; `*` adds the columns the row lacks (a name it holds is an earlier alias, which
- * collect() would keep), in the columns' order.
- */
-function compileSharedField(field: Field, position: number): FieldFn {
-  if (field.kind === "all") {
-    return (f, out) => {
-      const root = f.parent as Frame;
-      const cols = root.vars;
-      for (const k in cols) if (Object.hasOwn(cols, k) && !Object.hasOwn(out, k)) setOwn(out, k, cols[k]);
-    };
-  }
-  const ev = compileExpr(field.expr);
-  const name = fieldTarget(field, position).name;
-  return (f, out) => setOwn(out, name, ev(f));
-}
-
 function compileFields(fields: readonly Field[]): FieldFn[] {
   return fields.map((x, i) => compileField(x, i + 1));
 }
@@ -395,13 +377,12 @@ function storesDeep(field: Field): boolean {
 function compileSelect(stmt: Statement): (root: Frame) => Row | null {
   const where = stmt.where === null ? null : compileExpr(stmt.where);
   if (!stmt.fields.some(storesDeep)) {
-    // The aliases' frame is the output row itself (see compileSharedField). The closures validate
-    // the statement (compile errors with positions); the evaluation is generated (codegen.ts).
-    for (let i = 0; i < stmt.fields.length; i++) compileSharedField(stmt.fields[i], i + 1);
+    // The evaluation is generated (codegen.ts); compiling the fields' closures first validates
+    // the statement (compile errors with positions).
+    for (const x of stmt.fields) if (x.kind === "expr") compileExpr(x.expr);
     return generateSelect({
       stmt,
       closure: compileExpr,
-      field: compileSharedField,
       target: (x, position) => fieldTarget(x, position).name,
       wrap,
     });

@@ -107,10 +107,24 @@ export class BrokerTracing implements TracingPort {
     );
     if (span === undefined) return route(msg);
     // Attributes only on sampled spans (an unsampled publish builds nothing).
-    span.setAttributes(this.attrs(msg, "publish")).setAttribute("messaging.operation.type", "receive");
+    return this.deliverInside(span, msg, "publish", "receive", route);
+  }
+
+  /**
+   * Runs the deliveries of `msg` (`run`) inside its sampled publish or dispatch span: the message
+   * carries the span's context to its subscribers, and the span counts the deliveries.
+   */
+  private deliverInside(
+    span: Span,
+    msg: Message,
+    operation: string,
+    type: string,
+    run: (msg: Message) => number,
+  ): number {
+    span.setAttributes(this.attrs(msg, operation)).setAttribute("messaging.operation.type", type);
     msg.headers = withCarrier(msg.headers, this.t.carrier(span));
     try {
-      const n = this.t.with(span, route, msg);
+      const n = this.t.with(span, run, msg);
       span.setAttribute("svc.deliveries", n);
       return n;
     } catch (err) {
@@ -138,18 +152,7 @@ export class BrokerTracing implements TracingPort {
     if (parent === undefined) return run(msg);
     const span = this.t.startSampled("dispatch ", msg.topic, { kind: "consumer", parent });
     if (span === undefined) return run(msg);
-    span.setAttributes(this.attrs(msg, "dispatch")).setAttribute("messaging.operation.type", "process");
-    msg.headers = withCarrier(msg.headers, this.t.carrier(span));
-    try {
-      const n = this.t.with(span, run, msg);
-      span.setAttribute("svc.deliveries", n);
-      return n;
-    } catch (err) {
-      this.t.fail(span, err);
-      throw err;
-    } finally {
-      span.end();
-    }
+    return this.deliverInside(span, msg, "dispatch", "process", run);
   }
 
   deliver(msg: Message, clientId: string, qos: QoS): Record<string, string> | null {

@@ -5,11 +5,11 @@
 // except under CI (`process.env.CI`), where the missing etcd is a failing test.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-import { describe, it } from "vitest";
+import { join } from "node:path";
+import { describeBackend, findBinary } from "./backends/process.ts";
 
 export const ETCD_INSTALL_HINT = "apt-get install etcd-server";
 
@@ -50,36 +50,11 @@ export function describeEtcd(
   provider: EtcdProvider,
   body: (etcd: Extract<EtcdProvider, { available: true }>) => void,
 ): void {
-  if (provider.available) {
-    describe(name, () => body(provider));
-    return;
-  }
-  console.warn(`!!! ${name}: SKIPPED, ${provider.reason} !!!`);
-  if (process.env.CI) {
-    describe(name, () => {
-      it("needs a real etcd under CI", () => {
-        throw new Error(`${name} needs etcd: ${provider.reason}`);
-      });
-    });
-  } else {
-    describe.skip(name, () => {
-      it(`needs etcd (${ETCD_INSTALL_HINT})`, () => {});
-    });
-  }
+  describeBackend(name, provider, body);
 }
 
 export function findEtcdBinary(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const file = join(dir, "etcd");
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
+  return findBinary("etcd");
 }
 
 // ---- the binary -----------------------------------------------------------------------------------

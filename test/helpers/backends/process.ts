@@ -212,13 +212,13 @@ export type BackendProvider =
  * `describe(name, body)` when the server can run; otherwise one loud line and a skipped suite, or
  * under CI a suite whose single test fails.
  */
-export function describeBackend(
+export function describeBackend<P extends { available: true } | { available: false; reason: string }>(
   name: string,
-  provider: BackendProvider,
-  body: (p: Extract<BackendProvider, { available: true }>) => void,
+  provider: P,
+  body: (p: Extract<P, { available: true }>) => void,
 ): void {
   if (provider.available) {
-    describe(name, () => body(provider));
+    describe(name, () => body(provider as Extract<P, { available: true }>));
     return;
   }
   console.warn(`!!! ${name}: SKIPPED, ${provider.reason} !!!`);

@@ -3,8 +3,8 @@
 // to the same topics does not run the rule chain each time. An entry older than the TTL is not used;
 // a full cache drops its oldest entry. Entries have the spec's shape (section 2, "ACL cache entry":
 // `access`, `result`, `topic`, `updated_time` in ms). Caches hang off the connection's ClientInfo
-// (a symbol-keyed property: they go with the connection); clearing every cache (ACL reload) bumps a generation
-// that each cache checks when next used.
+// (a symbol-keyed property: they go with the connection); clearing every cache (ACL reload) bumps
+// a generation that each cache checks when next used.
 
 import type { AclAction, AclResult } from "../broker/hookpoints.ts";
 import type { ClientInfo } from "../broker/types.ts";
@@ -28,7 +28,7 @@ interface Cached extends AclCacheEntry {
   seq: number;
 }
 
-/** One client's decisions: publish and subscribe apart, keyed by the topic itself (no key strings built per check). */
+/** One client's decisions: publish and subscribe apart, keyed by the topic itself (no key built per check). */
 interface ClientCache {
   gen: number;
   pub: Map<string, Cached>;

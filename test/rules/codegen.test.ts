@@ -80,4 +80,45 @@ describe("generated SELECT evaluation", () => {
     root.dict = null;
     expect(get.evaluateIn(root)?.[0].g).toBeUndefined();
   });
+
+  it("answers comparisons with a constant as compare() does, for every operand type", () => {
+    // A CASE condition is evaluated by compile.ts's closures, the bare field by generated code.
+    const values = ["1", "t/1", 1, 0, 2.5, true, null, Buffer.from("t/1"), Buffer.from("1")];
+    const conds = [
+      "x = 1",
+      "x != 1",
+      "x <> 1",
+      "x < 1",
+      "x > 1",
+      "x <= 1",
+      "x >= 1",
+      "x = 2.5",
+      "x < 0",
+      "x = 't/1'",
+      "x != 't/1'",
+      "x =~ 't/+'",
+      "x =~ '#'",
+      "x =~ 'u/+'",
+    ];
+    for (const x of values) {
+      for (const cond of conds) {
+        const c = { x };
+        const run = (sql: string) => {
+          try {
+            return compileRule(sql).evaluate(c)?.[0].v;
+          } catch (err) {
+            return (err as Error).message;
+          }
+        };
+        const generated = run(`SELECT ${cond} as v FROM "t/#"`);
+        const closure = run(`SELECT CASE WHEN ${cond} THEN true ELSE false END as v FROM "t/#"`);
+        expect({ x, cond, v: generated }).toEqual({ x, cond, v: closure });
+      }
+    }
+  });
+
+  it("gives functions that read their environment the aliases, and the others their arguments", () => {
+    expect(rows('SELECT upper(topic) as t, lower(t) as l FROM "t/#"')).toEqual([{ t: "T/1", l: "t/1" }]);
+    expect(rows("SELECT 'x' as topic, topic() as t FROM \"t/#\"")).toEqual([{ topic: "x", t: "x" }]);
+  });
 });

@@ -60,16 +60,12 @@ export interface LoadedRule {
   readonly metrics: RuleMetrics;
 }
 
-interface Work {
-  rules: readonly LoadedRule[];
-  /** The event's columns (a message.publish event when null: built from `msg`). */
-  build: (() => Row) | null;
-  msg: Message | null;
-  chain: readonly string[] | undefined;
-}
+/** What an event's columns come from: a message.publish event's message, or the builder of another event's. */
+type EventSource = Message | (() => Row);
 
 /** Topics whose publish rules are cached per index (the cache is cleared when it grows past this). */
 const TOPIC_CACHE_LIMIT = 4096;
+const NO_VARS: Row = Object.freeze({});
 
 export interface StatSink {
   set(name: "rules" | "actions" | "resources", count: number): void;
@@ -103,7 +99,7 @@ export class RuleEngine {
   readonly resources: ResourceManager;
   private readonly loaded = new Map<string, LoadedRule>();
   private index = new RuleIndex<LoadedRule>([]);
-  private readonly queue: WorkQueue<Work>;
+  private readonly queue: WorkQueue<readonly LoadedRule[], EventSource>;
   private readonly inflightLimit: number;
   private inflight = 0;
   private active = false;
@@ -115,9 +111,12 @@ export class RuleEngine {
   private chain: readonly string[] | undefined;
   private chainRule: string | undefined;
   private readonly scratch: LoadedRule[] = [];
+  /** The root frame of the event being evaluated (reset per event, emptied after it). */
+  private readonly root = new Frame({}, null);
   /** message.publish rules by topic for the current index (read-only arrays). */
   private topicRules = new Map<string, readonly LoadedRule[]>();
   private readonly env: ActionEnv;
+  private readonly metrics: Broker["metrics"];
   private readonly tracer: RuleTracing | null;
   /** While an action of a traced message runs (synchronously): its span. */
   private actionSpan: Span | undefined;
@@ -125,8 +124,9 @@ export class RuleEngine {
   constructor(private readonly o: RuleEngineOptions) {
     for (const a of BUILTIN_ACTIONS) this.actions.set(a.name, a);
     this.resourceTypes.set(webHookType.name, webHookType);
-    this.queue = new WorkQueue(o.queueLimit ?? 10000, (w) => this.process(w));
+    this.queue = new WorkQueue(o.queueLimit ?? 10000, (rules, src) => this.process(rules, src));
     this.inflightLimit = o.inflightLimit ?? 10000;
+    this.metrics = o.broker.metrics;
     this.resources = new ResourceManager(this.resourceTypes, o.logger, o.healthCheckMs ?? 10000);
     const idOf = (prefix: string) => (key: string) =>
       key.startsWith(prefix) ? decodeSegment(key.slice(prefix.length)) : undefined;
@@ -351,7 +351,7 @@ export class RuleEngine {
     if (hit.length === 0) return undefined;
     const chain = msg.headers?.[GUARD_HEADER] as readonly string[] | undefined;
     const rules = chain === undefined ? hit : hit.filter((r) => !chain.includes(r.id));
-    if (rules.length > 0) this.enqueue({ rules, build: null, msg, chain });
+    if (rules.length > 0) this.enqueue(rules, msg);
     return undefined;
   };
 
@@ -374,43 +374,45 @@ export class RuleEngine {
 
   private fire(k: EventKey, build: () => Row): void {
     const rules = this.index.events.get(k);
-    if (rules !== undefined) this.enqueue({ rules, build, msg: null, chain: undefined });
+    if (rules !== undefined) this.enqueue(rules, build);
   }
 
-  private enqueue(w: Work): void {
-    if (this.queue.push(w)) return;
-    for (const r of w.rules) this.failAll(r);
+  private enqueue(rules: readonly LoadedRule[], src: EventSource): void {
+    if (this.queue.push(rules, src)) return;
+    for (const r of rules) this.failAll(r);
   }
 
   /** Overload: the rule's actions fail without running. */
   private failAll(r: LoadedRule): void {
     r.metrics.matched++;
     r.metrics.failed++;
-    this.o.broker.metrics.inc(RULES_MATCHED);
+    this.metrics.inc(RULES_MATCHED);
     for (const a of r.actions) {
       a.metrics.failed++;
-      this.o.broker.metrics.inc(ACTIONS_FAILURE);
+      this.metrics.inc(ACTIONS_FAILURE);
     }
   }
 
   // ---- the worker -----------------------------------------------------------------------------
 
-  private process(w: Work): void {
+  private process(rules: readonly LoadedRule[], src: EventSource): void {
+    const msg = typeof src === "function" ? null : src;
     let ctx: Row;
     try {
-      ctx = w.build === null ? C.publishCtx(w.msg as Message, this.o.broker.nodeName) : w.build();
+      ctx = msg === null ? (src as () => Row)() : C.publishCtx(msg, this.o.broker.nodeName);
     } catch (err) {
       this.o.logger.error({ err }, "rule event context failed");
       return;
     }
+    const chain = msg === null ? undefined : (msg.headers?.[GUARD_HEADER] as readonly string[] | undefined);
     const tr = this.tracer;
     // One root frame for every rule of the event: the payload is JSON-decoded at most once.
-    const root = new Frame(ctx, null);
-    this.o.broker.metrics.add(RULES_MATCHED, w.rules.length);
-    for (const r of w.rules) {
+    const root = this.root.reset(ctx);
+    this.metrics.add(RULES_MATCHED, rules.length);
+    for (const r of rules) {
       const m = r.metrics;
       m.matched++;
-      const span = tr === null ? undefined : tr.rule(w.msg, r.id, "message.publish");
+      const span = tr === null ? undefined : tr.rule(msg, r.id, "message.publish");
       // A SELECT gives one row (no array); FOREACH gives rows.
       const select = r.compiled.selectIn;
       let row: Row | null = null;
@@ -432,10 +434,11 @@ export class RuleEngine {
         continue;
       }
       m.passed++;
-      if (row !== null) this.runRow(r, row, ctx, w.chain, span);
-      else for (const x of rows as Row[]) this.runRow(r, x, ctx, w.chain, span);
+      if (row !== null) this.runRow(r, row, ctx, chain, span);
+      else for (const x of rows as Row[]) this.runRow(r, x, ctx, chain, span);
       if (span !== undefined) tr?.endRule(span, "passed", row !== null ? 1 : (rows as Row[]).length);
     }
+    root.reset(NO_VARS);
   }
 
   /** One selected row: its actions, unless too many rows are in flight (they fail, counted). */
@@ -452,7 +455,15 @@ export class RuleEngine {
     }
     // Synchronous actions (inspect, republish...) finish here without a promise; only an
     // action that answers with one (a web hook) continues asynchronously.
-    const pending = this.runActions(r, row, ctx, chain, span);
+    let pending: Promise<void> | undefined;
+    this.chain = chain;
+    this.chainRule = r.id;
+    try {
+      pending = this.runActions(r, row, ctx, chain, span);
+    } finally {
+      this.chain = undefined;
+      this.chainRule = undefined;
+    }
     if (pending !== undefined) {
       this.inflight++;
       void pending.finally(() => this.inflight--);
@@ -469,12 +480,13 @@ export class RuleEngine {
   ): Promise<void> | undefined {
     const acts = r.actions;
     for (let i = 0; i < acts.length; i++) {
-      const ok = this.runAction(acts[i], row, ctx, chain, r.id, span);
-      if (ok instanceof Promise) return this.continueActions(r, row, ctx, chain, span, i, ok);
-      if (ok) continue;
-      for (let f = 0; f < acts[i].fallbacks.length; f++) {
-        const fb = this.runAction(acts[i].fallbacks[f], row, ctx, chain, r.id, span);
-        if (fb instanceof Promise)
+      const ok = this.runAction(acts[i], row, ctx, span);
+      if (ok === true) continue;
+      if (ok !== false) return this.continueActions(r, row, ctx, chain, span, i, ok);
+      const fallbacks = acts[i].fallbacks;
+      for (let f = 0; f < fallbacks.length; f++) {
+        const fb = this.runAction(fallbacks[f], row, ctx, span);
+        if (typeof fb !== "boolean") {
           return this.continueActions(
             r,
             row,
@@ -485,6 +497,7 @@ export class RuleEngine {
             fb.then(() => false),
             f,
           );
+        }
       }
       if (r.record.on_action_failed === "stop") return undefined;
     }
@@ -503,25 +516,32 @@ export class RuleEngine {
     fallbacksDone = -1,
   ): Promise<void> {
     const acts = r.actions;
+    const run = (a: LoadedAction): boolean | Promise<boolean> => {
+      // The loop guard of the event, for an action that republishes (runRow's, now returned).
+      this.chain = chain;
+      this.chainRule = r.id;
+      try {
+        return this.runAction(a, row, ctx, span);
+      } finally {
+        this.chain = undefined;
+        this.chainRule = undefined;
+      }
+    };
     for (let k = i; k < acts.length; k++) {
       const a = acts[k];
-      const ok = k === i ? await first : await this.runAction(a, row, ctx, chain, r.id, span);
+      const ok = k === i ? await first : await run(a);
       if (ok) continue;
       const from = k === i ? fallbacksDone + 1 : 0;
-      for (let f = from; f < a.fallbacks.length; f++) await this.runAction(a.fallbacks[f], row, ctx, chain, r.id, span);
+      for (let f = from; f < a.fallbacks.length; f++) await run(a.fallbacks[f]);
       if (r.record.on_action_failed === "stop") break;
     }
   }
 
-  /** One action: its outcome, or a promise of it when the action answered with a promise. */
-  private runAction(
-    a: LoadedAction,
-    row: Row,
-    ctx: Row,
-    chain: readonly string[] | undefined,
-    rule: string,
-    ruleSpan: Span | undefined,
-  ): boolean | Promise<boolean> {
+  /**
+   * One action (the loop guard of its event is set by the caller): its outcome, or a promise of
+   * it when the action answered with a promise.
+   */
+  private runAction(a: LoadedAction, row: Row, ctx: Row, ruleSpan: Span | undefined): boolean | Promise<boolean> {
     a.metrics.taken++;
     const tr = this.tracer;
     const span = ruleSpan === undefined || tr === null ? undefined : tr.action(ruleSpan, a.record.name, a.record.id);
@@ -529,15 +549,14 @@ export class RuleEngine {
     try {
       const fn = a.fn;
       if (fn === null) throw new Error(`action ${a.record.name} is not available`);
-      this.chain = chain;
-      this.chainRule = rule;
-      this.actionSpan = span;
-      try {
-        out = span === undefined ? fn(row, ctx) : (tr as RuleTracing).with(span, () => fn(row, ctx));
-      } finally {
-        this.chain = undefined;
-        this.chainRule = undefined;
-        this.actionSpan = undefined;
+      if (span === undefined) out = fn(row, ctx);
+      else {
+        this.actionSpan = span;
+        try {
+          out = (tr as RuleTracing).with(span, () => fn(row, ctx));
+        } finally {
+          this.actionSpan = undefined;
+        }
       }
     } catch (err) {
       return this.settle(a, false, err, span);
@@ -551,7 +570,7 @@ export class RuleEngine {
     return this.settle(a, true, null, span);
   }
 
-  private settle(a: LoadedAction, ok: boolean, err: unknown, span?: Span): boolean {
+  private settle(a: LoadedAction, ok: boolean, err: unknown, span: Span | undefined): boolean {
     if (span !== undefined) this.tracer?.endAction(span, ok, err);
     if (!ok) this.o.logger.debug({ action: a.record.id, reason: (err as Error)?.message }, "rule action failed");
     this.count(a, ok);
@@ -562,7 +581,7 @@ export class RuleEngine {
   private count(a: LoadedAction, ok: boolean): void {
     if (ok) a.metrics.success++;
     else a.metrics.failed++;
-    this.o.broker.metrics.inc(ok ? ACTIONS_SUCCESS : ACTIONS_FAILURE);
+    this.metrics.inc(ok ? ACTIONS_SUCCESS : ACTIONS_FAILURE);
   }
 
   /** republish: a new message carrying the loop guard of the rules that made it. */

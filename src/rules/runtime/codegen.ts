@@ -9,11 +9,13 @@
 //   in this form of SELECT); names that Object.prototype also has go through the frame
 //   (`f.get`, own properties only), as do expressions this generator leaves to a closure
 //   (dynamic path steps `a[x]`, CASE).
-// - Function calls receive the frame above the shared root (aliases, then columns), as before.
+// - A function that reads its environment receives the frame above the shared root (aliases,
+//   then columns); the others receive the root frame, which they ignore.
 // - `SELECT *` without other fields answers the event's columns object itself (rows are read-only).
 // - The generated source holds no SQL text: names are JSON string literals, every value (constants,
 //   functions, closures) is passed in arrays and referenced by index.
 
+import { matchTopic } from "../../mqtt/topic.ts";
 import type { CompareOp, Expr, Field, Statement } from "../sql/ast.ts";
 import { lookupFunction } from "./functions/index.ts";
 import { add, compare, divide, intDiv, mul, negate, sub } from "./operators.ts";
@@ -51,8 +53,18 @@ const H = {
     for (const k in cols) if (Object.hasOwn(cols, k) && !Object.hasOwn(out, k)) setOwn(out, k, cols[k]);
   },
   not: (v: unknown): boolean => (typeof v === "boolean" ? !v : false),
-  /** `x = 'text'` (compare() gives the same answer; two strings are equal when identical). */
+  // Comparisons with a constant: the common operand type answered inline, anything else by
+  // compare() (which gives the same answer for the inline cases).
+  /** `x = 'text'`: two strings are equal when identical. */
   eqText: (x: unknown, text: string): boolean => (typeof x === "string" ? x === text : compare("=", x, text)),
+  /** `x =~ 'filter'`: a topic string matched directly. */
+  matchText: (x: unknown, filter: string): boolean =>
+    typeof x === "string" ? matchTopic(filter, x) : compare("=~", x, filter),
+  eqNum: (x: unknown, n: number): boolean => (typeof x === "number" ? x === n : compare("=", x, n)),
+  ltNum: (x: unknown, n: number): boolean => (typeof x === "number" ? x < n : compare("<", x, n)),
+  gtNum: (x: unknown, n: number): boolean => (typeof x === "number" ? x > n : compare(">", x, n)),
+  leNum: (x: unknown, n: number): boolean => (typeof x === "number" ? x <= n : compare("<=", x, n)),
+  geNum: (x: unknown, n: number): boolean => (typeof x === "number" ? x >= n : compare(">=", x, n)),
   inList(x: unknown, items: unknown[], negated: boolean): boolean {
     let found = false;
     for (const i of items) if (termEqual(x, i)) found = true;
@@ -61,6 +73,16 @@ const H = {
 };
 
 const ARITH: Record<string, string> = { "+": "add", "-": "sub", "*": "mul", "/": "divide", div: "intDiv" };
+/** Comparisons with a constant number on the right: the helper, and whether its answer is negated. */
+const NUM_CMP: Partial<Record<CompareOp, [string, boolean]>> = {
+  "=": ["eqNum", false],
+  "!=": ["eqNum", true],
+  "<>": ["eqNum", true],
+  "<": ["ltNum", false],
+  ">": ["gtNum", false],
+  "<=": ["leNum", false],
+  ">=": ["geNum", false],
+};
 
 class Gen {
   readonly consts: unknown[] = [];
@@ -122,8 +144,9 @@ class Gen {
         const def = lookupFunction(e.name);
         if (def === undefined) return `${this.closure(this.parts.closure(e))}(f)`;
         const fn = this.k(def.call);
-        this.needsFrame = true;
-        return `${fn}([${e.args.map((a) => this.expr(a)).join(", ")}], f)`;
+        // Only a function that reads its environment needs the frame that sees the aliases.
+        if (def.env === true) this.needsFrame = true;
+        return `${fn}([${e.args.map((a) => this.expr(a)).join(", ")}], ${def.env === true ? "f" : "root"})`;
       }
       case "neg":
         if (e.operand.kind === "const" && typeof e.operand.value === "number") return this.k(-e.operand.value + 0);
@@ -134,16 +157,20 @@ class Gen {
         return `H.not(${this.expr(e.operand)})`;
       case "arith":
         return `H.${ARITH[e.op]}(${this.expr(e.left)}, ${this.expr(e.right)})`;
-      case "compare":
-        if (
-          (e.op === "=" || e.op === "!=" || e.op === "<>") &&
-          e.right.kind === "const" &&
-          typeof e.right.value === "string"
-        ) {
-          const eq = `H.eqText(${this.expr(e.left)}, ${this.k(e.right.value)})`;
+      case "compare": {
+        const c = e.right.kind === "const" ? e.right.value : undefined;
+        if (typeof c === "string" && (e.op === "=" || e.op === "!=" || e.op === "<>")) {
+          const eq = `H.eqText(${this.expr(e.left)}, ${this.k(c)})`;
           return e.op === "=" ? eq : `!${eq}`;
         }
+        if (typeof c === "string" && e.op === "=~") return `H.matchText(${this.expr(e.left)}, ${this.k(c)})`;
+        const num = typeof c === "number" ? NUM_CMP[e.op] : undefined;
+        if (num !== undefined) {
+          const call = `H.${num[0]}(${this.expr(e.left)}, ${this.k(c)})`;
+          return num[1] ? `!${call}` : call;
+        }
         return `H.compare(${JSON.stringify(e.op satisfies CompareOp)}, ${this.expr(e.left)}, ${this.expr(e.right)})`;
+      }
       case "and":
         return `(${this.expr(e.left)} === true && ${this.expr(e.right)} === true)`;
       case "or":

@@ -9,7 +9,8 @@ import { jsonDecode, type Row, setOwn } from "./values.ts";
 const NONE = Symbol("none");
 
 export class Frame implements FnEnv {
-  readonly vars: Row;
+  /** The frame's names (a root frame's change at reset()). */
+  vars: Row;
   readonly parent: Frame | null;
   /** The root frame (the event's columns), which holds the per-evaluation state. */
   readonly state: Frame;
@@ -22,6 +23,18 @@ export class Frame implements FnEnv {
     this.vars = vars;
     this.parent = parent;
     this.state = parent === null ? this : parent.state;
+  }
+
+  /**
+   * A root frame made the start of a new evaluation of `vars` (the rule engine reuses one root
+   * for every event: nothing keeps a frame beyond its evaluation).
+   */
+  reset(vars: Row): this {
+    this.vars = vars;
+    this.payloadRaw = NONE;
+    this.payloadDecoded = undefined;
+    this.dict = null;
+    return this;
   }
 
   get(name: string): unknown {

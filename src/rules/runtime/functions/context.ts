@@ -8,7 +8,7 @@
 import { getPath } from "../paths.ts";
 import { getOwn, isMap, isNull, textOf } from "../values.ts";
 import { argInt, argStr } from "./args.ts";
-import { type FnEnv, type FnTable, fn } from "./types.ts";
+import { envFn, type FnEnv, type FnTable, fn } from "./types.ts";
 
 function first(env: FnEnv, ...names: string[]): unknown {
   for (const n of names) {
@@ -29,17 +29,17 @@ function peerhost(env: FnEnv): unknown {
 }
 
 export const contextFunctions: FnTable = {
-  msgid: fn(0, (_a, env) => env.get("id")),
-  qos: fn(0, (_a, env) => env.get("qos")),
-  flags: fn(0, (_a, env) => {
+  msgid: envFn(0, (_a, env) => env.get("id")),
+  qos: envFn(0, (_a, env) => env.get("qos")),
+  flags: envFn(0, (_a, env) => {
     const f = env.get("flags");
     return isNull(f) ? {} : f;
   }),
-  flag: fn(1, (a, env) => {
+  flag: envFn(1, (a, env) => {
     const f = env.get("flags");
     return isMap(f) ? getOwn(f, argStr("flag", a, 0)) : undefined;
   }),
-  topic: fn([0, 1], (a, env) => {
+  topic: envFn([0, 1], (a, env) => {
     const t = env.get("topic");
     if (a.length === 0) return t;
     const n = argInt("topic", a, 0);
@@ -47,19 +47,19 @@ export const contextFunctions: FnTable = {
     if (s === null || n < 1) return undefined;
     return s.split("/")[n - 1];
   }),
-  clientid: fn(0, (_a, env) => first(env, "clientid", "client_id", "from")),
-  clientip: fn(0, (_a, env) => peerhost(env)),
-  peerhost: fn(0, (_a, env) => peerhost(env)),
-  username: fn(0, (_a, env) => env.get("username")),
-  payload: fn([0, 1], (a, env) => {
+  clientid: envFn(0, (_a, env) => first(env, "clientid", "client_id", "from")),
+  clientip: envFn(0, (_a, env) => peerhost(env)),
+  peerhost: envFn(0, (_a, env) => peerhost(env)),
+  username: envFn(0, (_a, env) => env.get("username")),
+  payload: envFn([0, 1], (a, env) => {
     if (a.length === 0) return env.get("payload");
     return getPath(env.payload(), argStr("payload", a, 0).split("."));
   }),
   null: fn(0, () => undefined),
-  peername: fn(0, (_a, env) => env.get("peername")),
-  timestamp: fn(0, (_a, env) => env.get("timestamp")),
-  headers: fn(0, (_a, env) => env.get("headers")),
-  header: fn(1, (a, env) => {
+  peername: envFn(0, (_a, env) => env.get("peername")),
+  timestamp: envFn(0, (_a, env) => env.get("timestamp")),
+  headers: envFn(0, (_a, env) => env.get("headers")),
+  header: envFn(1, (a, env) => {
     const h = env.get("headers");
     return isMap(h) ? getOwn(h, argStr("header", a, 0)) : undefined;
   }),

@@ -7,7 +7,7 @@
 
 import { randomUUID } from "node:crypto";
 import { isNull, jsonEncode, textOf } from "../values.ts";
-import { type FnTable, fn } from "./types.ts";
+import { envFn, type FnTable, fn } from "./types.ts";
 
 const kvStore = new Map<unknown, unknown>();
 
@@ -27,15 +27,15 @@ export const miscFunctions: FnTable = {
   random: fn(0, () => Math.random()),
   uuid_v4: fn(0, () => randomUUID()),
   uuid_v4_no_hyphen: fn(0, () => randomUUID().replaceAll("-", "")),
-  proc_dict_get: fn(1, (a, env) => env.procDict().get(key(a[0]))),
-  proc_dict_put: fn(2, (a, env) => {
+  proc_dict_get: envFn(1, (a, env) => env.procDict().get(key(a[0]))),
+  proc_dict_put: envFn(2, (a, env) => {
     const d = env.procDict();
     const k = key(a[0]);
     const old = d.get(k);
     d.set(k, a[1]);
     return old;
   }),
-  proc_dict_del: fn(1, (a, env) => {
+  proc_dict_del: envFn(1, (a, env) => {
     const d = env.procDict();
     const k = key(a[0]);
     const old = d.get(k);

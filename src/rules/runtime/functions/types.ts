@@ -16,11 +16,18 @@ export interface FnDef {
   /** Accepted argument counts, or a minimum for variadic functions. */
   readonly arity: readonly number[] | { readonly min: number };
   readonly call: (args: unknown[], env: FnEnv) => unknown;
+  /** The function reads `env` (columns and aliases, the payload, proc_dict); the others ignore it. */
+  readonly env?: true;
 }
 
 export type FnTable = Readonly<Record<string, FnDef>>;
 
-/** Shorthand for a table entry. */
+/** Shorthand for a table entry of a function that reads only its arguments. */
 export function fn(arity: number | readonly number[] | { min: number }, call: FnDef["call"]): FnDef {
   return { arity: typeof arity === "number" ? [arity] : arity, call };
+}
+
+/** Shorthand for a table entry of a function that reads the evaluation environment. */
+export function envFn(arity: number | readonly number[] | { min: number }, call: FnDef["call"]): FnDef {
+  return { arity: typeof arity === "number" ? [arity] : arity, call, env: true };
 }

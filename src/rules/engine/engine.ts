@@ -65,7 +65,6 @@ type EventSource = Message | (() => Row);
 
 /** Topics whose publish rules are cached per index (the cache is cleared when it grows past this). */
 const TOPIC_CACHE_LIMIT = 4096;
-const NO_VARS: Row = Object.freeze({});
 
 export interface StatSink {
   set(name: "rules" | "actions" | "resources", count: number): void;
@@ -111,8 +110,6 @@ export class RuleEngine {
   private chain: readonly string[] | undefined;
   private chainRule: string | undefined;
   private readonly scratch: LoadedRule[] = [];
-  /** The root frame of the event being evaluated (reset per event, emptied after it). */
-  private readonly root = new Frame({}, null);
   /** message.publish rules by topic for the current index (read-only arrays). */
   private topicRules = new Map<string, readonly LoadedRule[]>();
   private readonly env: ActionEnv;
@@ -407,7 +404,7 @@ export class RuleEngine {
     const chain = msg === null ? undefined : (msg.headers?.[GUARD_HEADER] as readonly string[] | undefined);
     const tr = this.tracer;
     // One root frame for every rule of the event: the payload is JSON-decoded at most once.
-    const root = this.root.reset(ctx);
+    const root = new Frame(ctx, null);
     this.metrics.add(RULES_MATCHED, rules.length);
     for (const r of rules) {
       const m = r.metrics;
@@ -438,7 +435,6 @@ export class RuleEngine {
       else for (const x of rows as Row[]) this.runRow(r, x, ctx, chain, span);
       if (span !== undefined) tr?.endRule(span, "passed", row !== null ? 1 : (rows as Row[]).length);
     }
-    root.reset(NO_VARS);
   }
 
   /** One selected row: its actions, unless too many rows are in flight (they fail, counted). */

@@ -9,8 +9,7 @@ import { jsonDecode, type Row, setOwn } from "./values.ts";
 const NONE = Symbol("none");
 
 export class Frame implements FnEnv {
-  /** The frame's names (a root frame's change at reset()). */
-  vars: Row;
+  readonly vars: Row;
   readonly parent: Frame | null;
   /** The root frame (the event's columns), which holds the per-evaluation state. */
   readonly state: Frame;
@@ -23,18 +22,6 @@ export class Frame implements FnEnv {
     this.vars = vars;
     this.parent = parent;
     this.state = parent === null ? this : parent.state;
-  }
-
-  /**
-   * A root frame made the start of a new evaluation of `vars` (the rule engine reuses one root
-   * for every event: nothing keeps a frame beyond its evaluation).
-   */
-  reset(vars: Row): this {
-    this.vars = vars;
-    this.payloadRaw = NONE;
-    this.payloadDecoded = undefined;
-    this.dict = null;
-    return this;
   }
 
   get(name: string): unknown {

@@ -47,6 +47,9 @@ export interface TracingPort {
   dispatch(msg: Message, run: (msg: Message) => number): number;
   /** The message to send to `node`, its headers carrying a forward span's context. */
   forward(msg: Message, node: string): Message;
-  /** `traceparent`/`tracestate` for one outgoing 5.0 PUBLISH (a deliver span), null when untraced. */
-  deliver(msg: Message, clientId: string, qos: QoS): Record<string, string> | null;
+  /**
+   * One delivery of `msg` (a deliver span when traced): the `traceparent`/`tracestate` its PUBLISH
+   * carries when `carrier` (a 5.0 subscriber) and the message is traced, null otherwise.
+   */
+  deliver(msg: Message, clientId: string, qos: QoS, carrier: boolean): Record<string, string> | null;
 }

@@ -11,7 +11,8 @@
 // - strings: a byte loop for short ASCII, Buffer's latin1Write / utf8Write otherwise; attribute
 //   keys, which repeat in every span, are encoded once (a bounded Map);
 // - the Resource and InstrumentationScope messages are encoded once per object (WeakMap), since
-//   every batch carries the same ones.
+//   every batch carries the same ones; attributes many spans share (RecordedSpan's shared part)
+//   once per request.
 // Spans are grouped (otlp-span.ts) by resource (identity) and then by instrumentation scope as the SDK's
 // transformer does (name@version:schemaUrl, so that equal scopes from different objects, such as
 // the tracer's and the facade's recorder's, share one ScopeSpans), both in order of first
@@ -222,7 +223,9 @@ function sizeSpan(span: OtlpSpan): number {
   const kind = span.kind == null ? 0 : span.kind + 1;
   if (kind !== 0) size += 1 + varint64Size(kind);
   size += 18; // start and end times
-  if (span.attributes) size += sizeAttributes(span.attributes);
+  const parts = span.attributeParts;
+  if (parts !== undefined) size += sharedPart(parts[0]).length + sizeAttributes(parts[1]);
+  else if (span.attributes) size += sizeAttributes(span.attributes);
   size += 1 + varint64Size(span.droppedAttributesCount || 0);
   for (const event of span.events) size += delimited(sizeEvent(event));
   size += 1 + varint64Size(span.droppedEventsCount || 0);
@@ -300,6 +303,28 @@ function writeString(tag: number, s: string): void {
   else if (len < SHORT_STRING) for (let i = 0; i < len; i++) out[pos + i] = s.charCodeAt(i);
   else out.latin1Write(s, pos, len);
   pos += len;
+}
+
+// A message's spans share their trace id, and its deliver spans their parent's id: the last of
+// each kind is kept decoded.
+const lastTrace = { hex: "", bytes: new Uint8Array(16) };
+const lastParent = { hex: "", bytes: new Uint8Array(8) };
+
+/** writeId for an id that often repeats from one span to the next (`last`: its kind's cache). */
+function writeRepeatedId(tag: number, hex: string, last: { hex: string; bytes: Uint8Array }): void {
+  const n = hex.length >>> 1;
+  if (hex !== last.hex || n !== last.bytes.length) {
+    writeId(tag, hex);
+    if (n === last.bytes.length) {
+      last.hex = hex;
+      last.bytes.set(out.subarray(pos - n, pos));
+    }
+    return;
+  }
+  out[pos++] = tag;
+  out[pos++] = n;
+  out.set(last.bytes, pos);
+  pos += n;
 }
 
 function writeId(tag: number, hex: string): void {
@@ -417,12 +442,12 @@ function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
 function writeSpan(span: OtlpSpan): void {
   writeHeader(0x12); // ScopeSpans.spans
   const ctx = span.spanContext();
-  writeId(0x0a, ctx.traceId);
+  writeRepeatedId(0x0a, ctx.traceId, lastTrace);
   writeId(0x12, ctx.spanId);
   const traceState = ctx.traceState?.serialize();
   if (traceState) writeString(0x1a, traceState);
   const parent = span.parentSpanContext;
-  if (parent?.spanId) writeId(0x22, parent.spanId);
+  if (parent?.spanId) writeRepeatedId(0x22, parent.spanId, lastParent);
   writeString(0x2a, span.name);
   const kind = span.kind == null ? 0 : span.kind + 1;
   if (kind !== 0) {
@@ -433,7 +458,11 @@ function writeSpan(span: OtlpSpan): void {
   writeTime(span.startTime);
   out[pos++] = 0x41;
   writeTime(span.endTime);
-  if (span.attributes) writeAttributes(0x4a, span.attributes);
+  const parts = span.attributeParts;
+  if (parts !== undefined) {
+    writeBytes(sharedPart(parts[0]));
+    writeAttributes(0x4a, parts[1]);
+  } else if (span.attributes) writeAttributes(0x4a, span.attributes);
   out[pos++] = 0x50;
   writeVarint64(span.droppedAttributesCount || 0);
   for (const event of span.events) writeEvent(event);
@@ -579,11 +608,44 @@ function writeRequest(groups: readonly ResourceGroup[]): void {
   }
 }
 
+// ---- attribute parts many spans share, encoded once per request ----
+
+const NO_PARTS = new Map<object, Uint8Array>();
+/** The shared attribute parts of the request being encoded: their Span.attributes fields. */
+let sharedParts = NO_PARTS;
+
+function sharedPart(attributes: OtlpAttributes): Uint8Array {
+  return sharedParts.get(attributes) as Uint8Array;
+}
+
+/** Encodes each distinct shared part of `spans` (before the request's passes: encodeAlone). */
+function encodeSharedParts(spans: readonly OtlpSpan[]): Map<object, Uint8Array> {
+  let parts = NO_PARTS;
+  for (const span of spans) {
+    const shared = span.attributeParts?.[0];
+    if (shared === undefined || parts.has(shared)) continue;
+    if (parts === NO_PARTS) parts = new Map();
+    parts.set(
+      shared,
+      encodeAlone(
+        () => sizeAttributes(shared),
+        () => writeAttributes(0x4a, shared),
+      ),
+    );
+  }
+  return parts;
+}
+
 /** The ExportTraceServiceRequest protobuf message carrying `spans`. */
 export function encodeTraceExportRequest(spans: readonly OtlpSpan[]): Uint8Array {
   const groups = groupSpans(spans, encodedResource, encodedScope);
-  return encodeAlone(
-    () => sizeRequest(groups),
-    () => writeRequest(groups),
-  );
+  sharedParts = encodeSharedParts(spans);
+  try {
+    return encodeAlone(
+      () => sizeRequest(groups),
+      () => writeRequest(groups),
+    );
+  } finally {
+    sharedParts = NO_PARTS;
+  }
 }

@@ -51,6 +51,12 @@ export interface OtlpSpan {
   readonly endTime: readonly [number, number];
   readonly status: { readonly code: number; readonly message?: string };
   readonly attributes: OtlpAttributes;
+  /**
+   * The attributes in two parts, when the span keeps them so (the facade's RecordedSpan): an
+   * object many spans share, then the span's own, with distinct keys; `attributes` is the two
+   * merged in this order. The encoder encodes a shared part once per request.
+   */
+  readonly attributeParts?: readonly [OtlpAttributes, OtlpAttributes];
   readonly events: readonly OtlpEvent[];
   readonly links: readonly OtlpLink[];
   readonly droppedAttributesCount: number;

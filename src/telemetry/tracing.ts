@@ -7,8 +7,8 @@
 // headers (`traceparent`/`tracestate`), HTTP headers for the API. The parsing is done here (not by
 // the global propagator) so that several nodes in one process never share propagation state.
 
-import { randomFillSync } from "node:crypto";
-import type { Attributes, Context, HrTime, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
+import { FacadeSpan, hrNow, newSpanId, newTraceId, RecordedSpan, type SpanRecorder } from "./facade-span.ts";
 
 export type OtelApi = typeof import("@opentelemetry/api");
 
@@ -18,6 +18,7 @@ export interface TraceCarrier {
   tracestate?: string;
 }
 
+export type { SpanRecorder } from "./facade-span.ts";
 export type { Span };
 
 /** `messaging.system` has no registered MQTT value: the custom `mqtt` is used. */
@@ -78,91 +79,7 @@ export interface SamplingHint {
  */
 export const PRESAMPLED: symbol = Symbol.for("svc.tracing.presampled");
 
-/**
- * Where the facade hands spans it records without the SDK's Span class (deliver and ack spans, made
- * per subscriber and ended at once): main.ts passes the provider's span processors (`onEnd`), its
- * resource and the instrumentation scope. The objects have the SDK's ReadableSpan shape, so every
- * processor and exporter takes them as any other finished span.
- */
-export interface SpanRecorder {
-  readonly resource: unknown;
-  readonly scope: { name: string; version?: string };
-  record(span: RecordedSpan): void;
-}
-
-const NO_EVENTS: readonly never[] = Object.freeze([]);
-const STATUS_UNSET = Object.freeze({ code: 0 });
-const ZERO_DURATION: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
-
-/** A finished span of zero duration in the SDK's ReadableSpan shape (see SpanRecorder). */
-export class RecordedSpan {
-  readonly ended = true;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-
-  constructor(
-    readonly name: string,
-    readonly kind: number,
-    private readonly context: SpanContext,
-    readonly parentSpanContext: SpanContext,
-    readonly startTime: HrTime,
-    readonly attributes: Attributes,
-    readonly resource: unknown,
-    readonly instrumentationScope: { name: string; version?: string },
-  ) {}
-
-  spanContext(): SpanContext {
-    return this.context;
-  }
-  get endTime(): HrTime {
-    return this.startTime;
-  }
-  get duration(): HrTime {
-    return ZERO_DURATION;
-  }
-  get status(): { code: number } {
-    return STATUS_UNSET;
-  }
-  get events(): readonly never[] {
-    return NO_EVENTS;
-  }
-  get links(): readonly never[] {
-    return NO_EVENTS;
-  }
-}
-
-/**
- * A span id: 64 random bits as 16 hex digits, from Math.random as the SDK's own id generator does
- * (ids need uniqueness, not secrecy); never all zeros.
- */
-/**
- * Random span ids drawn in blocks: 4 KiB of random bytes as one hex string, each id a 16-character
- * slice of it (no per-id native call or number formatting).
- */
-const ID_BYTES = Buffer.allocUnsafe(4096);
-let idHex = "";
-let idOffset = 0;
-
-function newSpanId(): string {
-  for (;;) {
-    if (idOffset === idHex.length) {
-      idHex = randomFillSync(ID_BYTES).toString("hex");
-      idOffset = 0;
-    }
-    const id = idHex.slice(idOffset, idOffset + 16);
-    idOffset += 16;
-    if (id !== "0000000000000000") return id; // all zeroes is not a valid span id
-  }
-}
-
-const TIME_ORIGIN = performance.timeOrigin;
-
-function hrNow(): HrTime {
-  const ms = TIME_ORIGIN + performance.now();
-  const s = Math.trunc(ms / 1000);
-  return [s, Math.min(999_999_999, Math.trunc((ms - s * 1000) * 1e6))];
-}
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
 
 /** One node's tracer with the few operations the broker, the cluster and the API need. */
 export class Tracing {
@@ -178,7 +95,7 @@ export class Tracing {
     readonly maxDeliverSpans: number,
     /** The configured sampler's decisions as the facade can take them; null: always ask the SDK. */
     private readonly sampling: SamplingHint | null = null,
-    /** Where recordChild() hands its spans; null: it makes SDK spans. */
+    /** Where the spans the facade makes itself go (recordChild, sampled spans); null: SDK spans. */
     private readonly recorder: SpanRecorder | null = null,
   ) {
     this.presampledRoot = otel.ROOT_CONTEXT.setValue(PRESAMPLED, true);
@@ -206,33 +123,52 @@ export class Tracing {
     if (!s.parentBased && s.root <= 0) return undefined; // always_off, traceidratio 0
     const p = o.parent;
     const otel = this.otel;
-    let ctx: Context;
+    let parent: SpanContext;
     if (p === null) return this.root(name, suffix, o);
     if (p === undefined) {
-      ctx = otel.context.active();
-      const active = otel.trace.getSpan(ctx);
+      const active = otel.trace.getSpan(otel.context.active());
       if (active === undefined) return this.root(name, suffix, o);
       if (!s.parentBased) return this.recording(this.start(name + suffix, o));
-      if ((active.spanContext().traceFlags & 1) === 0) return undefined;
+      parent = active.spanContext();
     } else if ("traceparent" in p) {
       const sc = this.parse(p);
       if (sc === undefined) return this.root(name, suffix, o); // an invalid carrier: a root span
       if (!s.parentBased) return this.recording(this.start(name + suffix, o));
-      if ((sc.traceFlags & 1) === 0) return undefined;
-      ctx = otel.trace.setSpanContext(otel.ROOT_CONTEXT, sc);
+      parent = sc;
     } else {
       if (s.parentBased && (p.spanContext().traceFlags & 1) === 0) return undefined;
       return this.recording(this.start(name + suffix, o));
     }
-    // A sampled parent under a parent-based sampler: the SDK samples the child without a draw.
-    return this.tracer.startSpan(name + suffix, this.spanOptions(o), ctx);
+    if ((parent.traceFlags & 1) === 0) return undefined;
+    // A sampled parent under a parent-based sampler: sampled without a draw, as the SDK would.
+    return this.sampledSpan(name + suffix, o, parent);
   }
 
   /** A root span, sampled with the root ratio (the SDK is told not to decide again). */
   private root(name: string, suffix: string, o: StartOptions): Span | undefined {
     const r = (this.sampling as SamplingHint).root;
     if (r < 1 && !(Math.random() < r)) return undefined;
-    return this.tracer.startSpan(name + suffix, this.spanOptions(o), this.presampledRoot);
+    return this.sampledSpan(name + suffix, o, undefined);
+  }
+
+  /**
+   * A span the facade sampled (under `parent`, or a root span): a FacadeSpan when there is a
+   * recorder, else the SDK's span (told not to decide again for a root span).
+   */
+  private sampledSpan(name: string, o: StartOptions, parent: SpanContext | undefined): Span {
+    const r = this.recorder;
+    if (r === null) {
+      const ctx =
+        parent === undefined ? this.presampledRoot : this.otel.trace.setSpanContext(this.otel.ROOT_CONTEXT, parent);
+      return this.tracer.startSpan(name, this.spanOptions(o), ctx);
+    }
+    const sc: SpanContext =
+      parent === undefined
+        ? { traceId: newTraceId(), spanId: newSpanId(), traceFlags: 1, isRemote: false }
+        : { traceId: parent.traceId, spanId: newSpanId(), traceFlags: 1, isRemote: false };
+    if (parent?.traceState !== undefined) sc.traceState = parent.traceState;
+    const links = o.links === undefined ? undefined : this.links(o.links);
+    return new FacadeSpan(name, this.kind(o.kind), sc, parent, o.attributes, links, r);
   }
 
   private recording(span: Span): Span | undefined {
@@ -263,23 +199,30 @@ export class Tracing {
 
   /**
    * Records a finished, zero-length child of a sampled `parent` (a span context from contextOf())
-   * with `attributes` and answers its span context; undefined when the sampler drops it. With a
-   * recorder and a parent-based sampler (the default) no SDK span is made: the hot-path form for
-   * per-subscriber spans.
+   * and answers its span context; undefined when the sampler drops it. Its attributes are `shared`
+   * (an object many spans share, such as a message's) and then its `own`. With a recorder and a
+   * parent-based sampler (the default) no SDK span is made: the hot-path form for per-subscriber
+   * spans.
    */
-  recordChild(name: string, parent: SpanContext, kind: SpanKindName, attributes: Attributes): SpanContext | undefined {
+  recordChild(
+    name: string,
+    parent: SpanContext,
+    kind: SpanKindName,
+    shared: Attributes,
+    own: Attributes = NO_ATTRIBUTES,
+  ): SpanContext | undefined {
     const r = this.recorder;
     if (r !== null && this.sampling?.parentBased === true) {
       if ((parent.traceFlags & 1) === 0) return undefined;
       const sc: SpanContext = { traceId: parent.traceId, spanId: newSpanId(), traceFlags: 1, isRemote: false };
       if (parent.traceState !== undefined) sc.traceState = parent.traceState;
-      r.record(new RecordedSpan(name, this.kind(kind), sc, parent, hrNow(), attributes, r.resource, r.scope));
+      r.record(new RecordedSpan(name, this.kind(kind), sc, parent, hrNow(), shared, own, r.resource, r.scope));
       return sc;
     }
     const ctx = this.otel.trace.setSpanContext(this.otel.ROOT_CONTEXT, parent);
     const span = this.tracer.startSpan(name, this.kindOnly[kind], ctx);
     if (!span.isRecording()) return undefined;
-    span.setAttributes(attributes);
+    span.setAttributes(shared).setAttributes(own);
     span.end();
     return span.spanContext();
   }

@@ -79,7 +79,7 @@ export class BrokerTracing implements TracingPort {
     broker.hooks.removeOwner(OWNER);
   }
 
-  private attrs(msg: Message, operation: string): Record<string, string | number | boolean> {
+  private attrs(msg: Message, operation: string, type: string): Record<string, string | number | boolean> {
     return {
       "messaging.system": MESSAGING_SYSTEM,
       "messaging.operation.name": operation,
@@ -89,7 +89,13 @@ export class BrokerTracing implements TracingPort {
       "messaging.mqtt.retain": msg.retain,
       "messaging.client.id": msg.from,
       "svc.node": this.nodeName,
+      "messaging.operation.type": type,
     };
+  }
+
+  /** The deliver spans' state of a traced message under `parent` (the context `carrier` holds). */
+  private deliverState(msg: Message, carrier: TraceCarrier, parent: SpanContext | undefined): DeliverState {
+    return { n: 0, carrier, parent, name: `deliver ${msg.topic}`, attrs: this.attrs(msg, "deliver", "send") };
   }
 
   publish(msg: Message, route: (msg: Message) => number): number {
@@ -121,8 +127,13 @@ export class BrokerTracing implements TracingPort {
     type: string,
     run: (msg: Message) => number,
   ): number {
-    span.setAttributes(this.attrs(msg, operation)).setAttribute("messaging.operation.type", type);
-    msg.headers = withCarrier(msg.headers, this.t.carrier(span));
+    span.setAttributes(this.attrs(msg, operation, type));
+    const sc = span.spanContext();
+    const carrier = this.t.carrierOfContext(sc);
+    const headers: TracedHeaders = withCarrier(msg.headers, carrier);
+    // The deliveries' parent is this span (known here: no traceparent to parse per message).
+    Object.defineProperty(headers, STATE, { value: this.deliverState(msg, carrier, sc), writable: true });
+    msg.headers = headers;
     try {
       const n = this.t.with(span, run, msg);
       span.setAttribute("svc.deliveries", n);
@@ -141,7 +152,7 @@ export class BrokerTracing implements TracingPort {
     const span = this.t.start(`forward ${msg.topic}`, {
       kind: "producer",
       parent,
-      attributes: { ...this.attrs(msg, "forward"), "messaging.operation.type": "send", "svc.peer": node },
+      attributes: { ...this.attrs(msg, "forward", "send"), "svc.peer": node },
     });
     span.end();
     return { ...msg, headers: withCarrier(msg.headers, this.t.carrier(span)) };
@@ -155,33 +166,30 @@ export class BrokerTracing implements TracingPort {
     return this.deliverInside(span, msg, "dispatch", "process", run);
   }
 
-  deliver(msg: Message, clientId: string, qos: QoS): Record<string, string> | null {
+  deliver(msg: Message, clientId: string, qos: QoS, carrier: boolean): Record<string, string> | null {
     const h = msg.headers as TracedHeaders | undefined;
     if (h === undefined) return null;
     let st = h[STATE];
     if (st === undefined) {
-      // Once per traced message: its parent parsed, the deliver span name and common attributes.
-      const carrier = carrierOfHeaders(h);
-      if (carrier === undefined) return null;
-      st = {
-        n: 0,
-        carrier,
-        parent: this.t.contextOf(carrier),
-        name: `deliver ${msg.topic}`,
-        attrs: { ...this.attrs(msg, "deliver"), "messaging.operation.type": "send" },
-      };
+      // Once per traced message whose headers came without the state (a retained message, a
+      // copy): its parent parsed, the deliver span name and common attributes.
+      const c = carrierOfHeaders(h);
+      if (c === undefined) return null;
+      st = this.deliverState(msg, c, this.t.contextOf(c));
       // Not enumerable: copies of the headers (forwarding) do not take it along.
       Object.defineProperty(h, STATE, { value: st, writable: true });
     }
     // Beyond the per-message cap (or under an invalid parent), the subscriber continues the trace
     // from the publish span.
-    if (st.n >= this.t.maxDeliverSpans || st.parent === undefined) return { ...st.carrier };
+    if (st.n >= this.t.maxDeliverSpans || st.parent === undefined) return carrier ? { ...st.carrier } : null;
     st.n++;
-    const attrs = { ...st.attrs, "messaging.consumer.id": clientId, "svc.delivery.qos": qos };
-    const sc = this.t.recordChild(st.name, st.parent, "producer", attrs);
-    if (sc === undefined) return { ...st.carrier };
+    // The message's attributes are shared by its deliver spans; each adds the subscriber's.
+    const own = { "messaging.consumer.id": clientId, "svc.delivery.qos": qos };
+    const sc = this.t.recordChild(st.name, st.parent, "producer", st.attrs, own);
+    if (sc === undefined) return carrier ? { ...st.carrier } : null;
     // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
     if (qos > 0) (st.acks ??= new Map()).set(clientId, { parent: sc, qos });
+    if (!carrier) return null;
     const c = this.t.carrierOfContext(sc);
     return c.tracestate === undefined
       ? { traceparent: c.traceparent }
@@ -194,9 +202,7 @@ export class BrokerTracing implements TracingPort {
     const d = st?.acks?.get(c.clientId);
     if (st === undefined || d === undefined) return;
     st.acks?.delete(c.clientId);
-    this.t.recordChild(`ack ${msg.topic}`, d.parent, "consumer", {
-      ...this.attrs(msg, "ack"),
-      "messaging.operation.type": "settle",
+    this.t.recordChild(`ack ${msg.topic}`, d.parent, "consumer", this.attrs(msg, "ack", "settle"), {
       "messaging.consumer.id": c.clientId,
       "svc.delivery.qos": d.qos,
       "mqtt.ack.packet": d.qos === 1 ? "PUBACK" : "PUBCOMP",

@@ -21,6 +21,7 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { RecordedSpan } from "../../src/telemetry/facade-span.ts";
 import { OtlpProtoTraceExporter } from "../../src/telemetry/otlp-exporter.ts";
 import { encodeTraceExportRequest, type OtlpSpan } from "../../src/telemetry/otlp-proto.ts";
 import { startTracingSdk } from "../../src/tracing-sdk.ts";
@@ -277,6 +278,32 @@ describe("encodeTraceExportRequest", () => {
     const spans = sdkSpans(3, 30);
     expect(ourBytes(spans).equals(ourBytes(spans))).toBe(true);
     expect(ourBytes([])).toHaveLength(0);
+  });
+
+  it("writes the merged attributes' bytes for spans whose attributes come in a shared and an own part", () => {
+    const sharedA = { "messaging.system": "mqtt", "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 };
+    const sharedB = { "messaging.system": "mqtt", big: "x".repeat(300), list: ["a", "b"] };
+    const parts = (shared: object, own: object, id: string) =>
+      new RecordedSpan(
+        "deliver a/b",
+        api.SpanKind.PRODUCER,
+        { ...CTX, spanId: id },
+        CTX,
+        [1_700_000_000, 5],
+        shared as api.Attributes,
+        own as api.Attributes,
+        RESOURCE,
+        SCOPE,
+      );
+    const spans = [
+      parts(sharedA, { "messaging.consumer.id": "s1", "svc.delivery.qos": 0 }, "1111111111111111"),
+      handSpan({ attributes: { plain: true } }),
+      parts(sharedB, {}, "2222222222222222"),
+      parts(sharedA, { "messaging.consumer.id": "s2", "svc.delivery.qos": 2 }, "3333333333333333"),
+    ];
+    // The SDK's serializer reads `attributes` (the parts merged), ours the parts.
+    expect(ourBytes(spans).equals(sdkBytes(spans))).toBe(true);
+    expect(spans[3].attributes).toEqual({ ...sharedA, "messaging.consumer.id": "s2", "svc.delivery.qos": 2 });
   });
 
   it("puts spans of equal scopes (distinct objects) in one ScopeSpans, as the SDK's transformer", () => {

@@ -40,7 +40,7 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
   // A traced message (tracing on, span context in its headers) gets a deliver span; 5.0
   // subscribers receive its traceparent: per-delivery bytes, never the shared cache.
   const tracing = msg.headers !== undefined ? ch.broker.tracing : null;
-  const trace = tracing === null ? null : tracing.deliver(msg, ch.client.clientId, d.qos);
+  const trace = tracing === null ? null : tracing.deliver(msg, ch.client.clientId, d.qos, v5);
   const shareable = !v5 || (trace === null && d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null);
   if (shareable) {
     const slot = d.qos * 4 + (v5 ? 2 : 0) + (retain ? 1 : 0);
@@ -117,8 +117,10 @@ function tracedBytes(
   }
   if (tpl.at < 0) return null;
   const out = Buffer.allocUnsafe(tpl.bytes.length);
-  tpl.bytes.copy(out);
-  out.write(traceparent, tpl.at, TP_LEN, "latin1");
+  out.set(tpl.bytes);
+  // 55 ASCII characters: a loop costs less than a native string write.
+  const at = tpl.at;
+  for (let i = 0; i < TP_LEN; i++) out[at + i] = traceparent.charCodeAt(i);
   if (d.qos > 0) {
     out.writeUInt16BE(pid, afterTopic(out));
     if (dup) out[0] |= 0x08;

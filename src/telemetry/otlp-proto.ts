@@ -33,6 +33,19 @@ import {
   type ResourceGroup,
 } from "./otlp-span.ts";
 
+import {
+  delimited,
+  encodedKey,
+  hexValue,
+  INT64_END,
+  INT64_MIN,
+  idSize,
+  numberSize,
+  spanFlags,
+  utf8Length,
+  varint64Size,
+} from "./otlp-wire.ts";
+
 export type { OtlpSpan } from "./otlp-span.ts";
 
 // Buffer's native string writers (present on every Buffer, missing from @types/node).
@@ -41,20 +54,10 @@ type WritableBuffer = Buffer & {
   utf8Write(s: string, offset: number, length: number): number;
 };
 
-// Span flags of the OTLP spec: the W3C trace flags, "has is_remote" and "is_remote".
-const HAS_IS_REMOTE = 0x100;
-const IS_REMOTE = 0x200;
-const INT64_MIN = -(2 ** 63);
-const INT64_END = 2 ** 63;
 // Below this length an ASCII string is copied by a loop rather than a native call.
 const SHORT_STRING = 32;
 const EMPTY = new Uint8Array(0);
 const hasOwn = Object.prototype.hasOwnProperty;
-
-// The hex digit values the SDK's hexToBinary uses (0-9, a-f, and `c - 55` for anything else).
-const HEX = new Int32Array(128);
-for (let c = 0; c < 128; c++) HEX[c] = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c - 55;
-const hexValue = (c: number): number => (c < 128 ? HEX[c] : c - 55);
 
 // Encoder state, reused across calls (encoding is synchronous and never reentrant): the sizes of
 // the first pass (`sizes[0..top)`), the read index of the second pass, the output and its position.
@@ -77,28 +80,6 @@ function slot(): number {
 
 // ---- sizes ----
 
-function varintSize(v: number): number {
-  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
-}
-
-/** Size of a varint of any integral number as the SDK writes it (negatives: two's complement). */
-function varint64Size(v: number): number {
-  if (v >= 0 && v <= 0xffffffff) return varintSize(v >>> 0);
-  if (v < 0) return 10;
-  let n = 5;
-  for (let high = (v / 0x100000000) >>> 0; high >= 0x08; high >>>= 7) n++;
-  return n;
-}
-
-/** Byte length of a field (tag of one byte, length, bytes) holding `len` bytes. */
-const delimited = (len: number): number => 1 + varintSize(len) + len;
-
-function utf8Length(s: string): number {
-  const n = s.length;
-  for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s, "utf8");
-  return n;
-}
-
 /** A string field: its UTF-8 length goes to a slot; returns the field's size. */
 function sizeString(s: string): number {
   const len = utf8Length(s);
@@ -114,38 +95,9 @@ function sizeAttributes(attributes: OtlpAttributes): number {
   return size;
 }
 
-// Attribute keys repeat in every span: their encoded KeyValue.key fields are kept (up to a bound).
-const keyCache = new Map<string, Uint8Array>();
-const KEY_CACHE_MAX = 1024;
-
-function encodedKey(key: string): Uint8Array {
-  let bytes = keyCache.get(key);
-  if (bytes === undefined) {
-    const len = Buffer.byteLength(key, "utf8");
-    const b = Buffer.allocUnsafe(1 + varintSize(len) + len);
-    b[0] = 0x0a;
-    let p = 1;
-    for (let v = len; ; v >>>= 7) {
-      if (v <= 0x7f) {
-        b[p++] = v;
-        break;
-      }
-      b[p++] = (v & 0x7f) | 0x80;
-    }
-    b.write(key, p, "utf8");
-    bytes = b;
-    if (keyCache.size < KEY_CACHE_MAX) keyCache.set(key, bytes);
-  }
-  return bytes;
-}
-
 /** The content size of a KeyValue. */
 function sizeKeyValue(key: string, value: unknown): number {
   return encodedKey(key).length + delimited(sizeAnyValue(value));
-}
-
-function numberSize(v: number): number {
-  return Number.isInteger(v) && v >= INT64_MIN && v < INT64_END ? 1 + varint64Size(v) : 9;
 }
 
 /**
@@ -176,10 +128,6 @@ function sizeAnyValue(value: unknown): number {
     }
   }
   return 0;
-}
-
-function idSize(hex: string): number {
-  return delimited(hex.length >>> 1);
 }
 
 function sizeEvent(event: OtlpEvent): number {
@@ -433,10 +381,6 @@ function writeLink(link: OtlpLink): void {
   writeVarint64(link.droppedAttributesCount || 0);
   out[pos++] = 0x35;
   writeFixed32(spanFlags(ctx.traceFlags, ctx.isRemote));
-}
-
-function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
-  return (traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote ? IS_REMOTE : 0);
 }
 
 function writeSpan(span: OtlpSpan): void {

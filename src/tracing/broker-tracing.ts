@@ -48,6 +48,11 @@ interface DeliverState {
 
 type TracedHeaders = Record<string, unknown> & { [STATE]?: DeliverState };
 
+/** Puts a traced message's deliver state on its headers; not enumerable, so copies (forwarding) leave it. */
+function attachState(h: TracedHeaders, st: DeliverState): void {
+  Object.defineProperty(h, STATE, { value: st, writable: true });
+}
+
 function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): Record<string, unknown> {
   const out: Record<string, unknown> = { ...h, traceparent: c.traceparent };
   if (c.tracestate !== undefined) out.tracestate = c.tracestate;
@@ -132,7 +137,7 @@ export class BrokerTracing implements TracingPort {
     const carrier = this.t.carrierOfContext(sc);
     const headers: TracedHeaders = withCarrier(msg.headers, carrier);
     // The deliveries' parent is this span (known here: no traceparent to parse per message).
-    Object.defineProperty(headers, STATE, { value: this.deliverState(msg, carrier, sc), writable: true });
+    attachState(headers, this.deliverState(msg, carrier, sc));
     msg.headers = headers;
     try {
       const n = this.t.with(span, run, msg);
@@ -176,8 +181,7 @@ export class BrokerTracing implements TracingPort {
       const c = carrierOfHeaders(h);
       if (c === undefined) return null;
       st = this.deliverState(msg, c, this.t.contextOf(c));
-      // Not enumerable: copies of the headers (forwarding) do not take it along.
-      Object.defineProperty(h, STATE, { value: st, writable: true });
+      attachState(h, st);
     }
     // Beyond the per-message cap (or under an invalid parent), the subscriber continues the trace
     // from the publish span.

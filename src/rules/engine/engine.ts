@@ -452,13 +452,11 @@ export class RuleEngine {
     // Synchronous actions (inspect, republish...) finish here without a promise; only an
     // action that answers with one (a web hook) continues asynchronously.
     let pending: Promise<void> | undefined;
-    this.chain = chain;
-    this.chainRule = r.id;
+    this.enterGuard(chain, r.id);
     try {
       pending = this.runActions(r, row, ctx, chain, span);
     } finally {
-      this.chain = undefined;
-      this.chainRule = undefined;
+      this.leaveGuard();
     }
     if (pending !== undefined) {
       this.inflight++;
@@ -513,14 +511,12 @@ export class RuleEngine {
   ): Promise<void> {
     const acts = r.actions;
     const run = (a: LoadedAction): boolean | Promise<boolean> => {
-      // The loop guard of the event, for an action that republishes (runRow's, now returned).
-      this.chain = chain;
-      this.chainRule = r.id;
+      // The loop guard of the event again (runRow's ended when it returned).
+      this.enterGuard(chain, r.id);
       try {
         return this.runAction(a, row, ctx, span);
       } finally {
-        this.chain = undefined;
-        this.chainRule = undefined;
+        this.leaveGuard();
       }
     };
     for (let k = i; k < acts.length; k++) {
@@ -531,6 +527,17 @@ export class RuleEngine {
       for (let f = from; f < a.fallbacks.length; f++) await run(a.fallbacks[f]);
       if (r.record.on_action_failed === "stop") break;
     }
+  }
+
+  /** While actions of `rule` run synchronously: the loop guard their republished messages carry. */
+  private enterGuard(chain: readonly string[] | undefined, rule: string): void {
+    this.chain = chain;
+    this.chainRule = rule;
+  }
+
+  private leaveGuard(): void {
+    this.chain = undefined;
+    this.chainRule = undefined;
   }
 
   /**

@@ -31,6 +31,21 @@ describe("generated SELECT evaluation", () => {
     ]);
   });
 
+  it("builds a row whose name is given twice with the first place and the last value", () => {
+    const out = rows('SELECT qos as a, topic as b, qos + 1 as a FROM "t/#" WHERE a = 2');
+    expect(out).toEqual([{ a: 2, b: "t/1" }]);
+    expect(Object.keys(out?.[0] ?? {})).toEqual(["a", "b"]);
+    expect(rows('SELECT qos as a, qos + 1 as a FROM "t/#" WHERE a = 1')).toBeNull();
+  });
+
+  it("keeps a field named __proto__ an own column, never the row's prototype", () => {
+    const out = rows('SELECT topic as "__proto__", qos FROM "t/#"')?.[0] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, "__proto__")).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toBe("t/1");
+    expect(out.qos).toBe(1);
+  });
+
   it("adds the columns a row lacks for a `*` after fields", () => {
     expect(rows('SELECT 5 as qos, * FROM "t/#"')).toEqual([{ ...ctx(), qos: 5 }]);
     expect(rows('SELECT *, 5 as qos FROM "t/#"')).toEqual([{ ...ctx(), qos: 5 }]);

@@ -5,8 +5,9 @@
 // every rule of the node.
 //
 // Semantics are those of the closures in compile.ts (which also validate the statement first):
-// - A column read is `ctx[name]`, an earlier alias `out[name]` (the output row holds the aliases
-//   in this form of SELECT); names that Object.prototype also has go through the frame
+// - A column read is `ctx[name]`, an earlier alias its local (the literal form: the row is one
+//   object literal made after WHERE) or `out[name]` (the stepwise form, for `*` among fields and
+//   for anything needing the frame: the output row holds the aliases); names that Object.prototype also has go through the frame
 //   (`f.get`, own properties only), as do expressions this generator leaves to a closure
 //   (dynamic path steps `a[x]`, CASE).
 // - A function that reads its environment receives the frame above the shared root (aliases,
@@ -89,6 +90,8 @@ class Gen {
   readonly closures: unknown[] = [];
   /** Names the output row holds at the point being generated (aliases so far). */
   aliases = new Set<string>();
+  /** In the literal form (see generateSelect): the local holding each alias's latest value. */
+  locals: Map<string, string> | null = null;
   /** Whether the frame `f` is used (calls, closures). */
   needsFrame = false;
 
@@ -110,6 +113,8 @@ class Gen {
       this.needsFrame = true;
       return `f.get(${JSON.stringify(name)})`;
     }
+    const local = this.locals?.get(name);
+    if (local !== undefined) return local;
     return `${this.aliases.has(name) ? "out" : "ctx"}[${JSON.stringify(name)}]`;
   }
 
@@ -186,6 +191,39 @@ class Gen {
  * function of the event's root frame: its row, or null when WHERE rejects.
  */
 export function generateSelect(parts: SelectParts): (root: Frame) => Row | null {
+  return literalSelect(parts) ?? stepwiseSelect(parts);
+}
+
+/**
+ * The literal form, for fields that are all expressions, none named `__proto__`, none needing the
+ * frame: each value into a local, WHERE on the locals, and only then the row as one object
+ * literal (one allocation of a fixed shape, none when WHERE rejects). Null when it does not apply.
+ */
+function literalSelect(parts: SelectParts): ((root: Frame) => Row | null) | null {
+  const { stmt } = parts;
+  if (stmt.fields.length === 0) return null;
+  const g = new Gen(parts);
+  const locals = new Map<string, string>();
+  g.locals = locals;
+  const body: string[] = [];
+  for (let i = 0; i < stmt.fields.length; i++) {
+    const x = stmt.fields[i];
+    if (x.kind === "all") return null;
+    const name = parts.target(x, i + 1);
+    if (name === "__proto__") return null;
+    body.push(`const v${i} = ${g.expr(x.expr)};`);
+    // A name given twice keeps its first place and takes its last value, as assignments do.
+    locals.set(name, `v${i}`);
+  }
+  if (stmt.where !== null) body.push(`if (${g.expr(stmt.where)} !== true) return null;`);
+  if (g.needsFrame) return null;
+  const entries = [...locals].map(([name, local]) => `${JSON.stringify(name)}: ${local}`);
+  body.push(`return { ${entries.join(", ")} };`);
+  return compiled(g, parts, "", body, "");
+}
+
+/** The general form: the row built field by field, aliases read back from it. */
+function stepwiseSelect(parts: SelectParts): (root: Frame) => Row | null {
   const { stmt } = parts;
   const g = new Gen(parts);
   const leadingAll = stmt.fields.length > 0 && stmt.fields[0].kind === "all";
@@ -205,18 +243,32 @@ export function generateSelect(parts: SelectParts): (root: Frame) => Row | null 
     g.aliases.add(name);
   });
   if (stmt.where !== null) body.push(`if (${g.expr(stmt.where)} !== true) return null;`);
+  const head = [
+    `const out = ${onlyAll ? "ctx" : leadingAll ? "{ ...ctx }" : "{}"};`,
+    g.needsFrame ? "const f = new H.Frame(out, root);" : "",
+  ].join("\n  ");
+  return compiled(g, parts, head, body, "return out;");
+}
+
+/** The generated function: `head`, then `body` with errors wrapped, then `tail`. */
+function compiled(
+  g: Gen,
+  parts: SelectParts,
+  head: string,
+  body: string[],
+  tail: string,
+): (root: Frame) => Row | null {
   const src = [
     '"use strict";',
     "return function evaluate(root) {",
     "  const ctx = root.vars;",
-    `  const out = ${onlyAll ? "ctx" : leadingAll ? "{ ...ctx }" : "{}"};`,
-    g.needsFrame ? "  const f = new H.Frame(out, root);" : "",
+    `  ${head}`,
     "  try {",
     ...body.map((l) => `    ${l}`),
     "  } catch (e) {",
     "    throw wrap(e);",
     "  }",
-    "  return out;",
+    `  ${tail}`,
     "};",
   ].join("\n");
   return new Function("H", "K", "E", "wrap", src)(H, g.consts, g.closures, parts.wrap);

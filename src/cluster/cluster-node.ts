@@ -274,7 +274,7 @@ export class ClusterNode implements ClusterPort {
   // A node dispatching a forwarded message serves exactly those groups and no others.
 
   /** Decisions for the message being published now: node -> `group\u0000filter` keys it serves. */
-  private sharedFor = new Map<string, string[]>();
+  private readonly sharedFor = new Map<string, string[]>();
   private sharedSeq = -1;
   private readonly decided = new Set<string>();
   /** The forwarded message being dispatched here (its groups are in its headers). */
@@ -301,8 +301,9 @@ export class ClusterNode implements ClusterPort {
   private beginShared(msg: Message): void {
     if (this.sharedSeq === msg.seq) return;
     this.sharedSeq = msg.seq;
-    this.sharedFor = new Map();
-    this.decided.clear();
+    // Most messages meet no shared group: nothing to reset then (a clear allocates a new table).
+    if (this.sharedFor.size > 0) this.sharedFor.clear();
+    if (this.decided.size > 0) this.decided.clear();
   }
 
   private assign(node: string, key: string): void {
@@ -341,45 +342,65 @@ export class ClusterNode implements ClusterPort {
     }
   }
 
+  /** The message forward() is sending, and to how many nodes so far (no closures per message). */
+  private fwdMsg: Message | null = null;
+  private fwdCount = 0;
+
   /** ClusterPort: sends `msg` once to each other node with a matching route (retained: to all). */
   forward(msg: Message): number {
     this.beginShared(msg);
-    // Groups that have members on other nodes only: the router never saw them here.
-    this.routes.matchShared(msg.topic, (filter, group, nodes) => {
-      const key = `${group}\u0000${filter}`;
-      if (this.decided.has(key)) return;
-      this.decided.add(key);
-      this.assign(this.pickNode(msg, key, [...nodes]), key);
-    });
-    let n = 0;
-    const send = (node: string): void => {
-      const served = this.sharedFor.get(node);
-      let out = msg;
-      if (served !== undefined) {
-        out = { ...msg, headers: { ...msg.headers, sharedFor: served } };
-        this.sharedFor.delete(node);
+    const outer = this.fwdMsg;
+    const outerCount = this.fwdCount;
+    this.fwdMsg = msg;
+    this.fwdCount = 0;
+    let n: number;
+    try {
+      // Groups that have members on other nodes only: the router never saw them here.
+      this.routes.matchShared(msg.topic, this.decideShared);
+      if (msg.retain) {
+        for (const node of this.peersUp) this.sendTo(node);
+      } else {
+        this.routes.match(msg.topic, this.sendTo);
       }
-      // A traced message goes out with a forward span's context in its headers.
-      const tracing = msg.headers === undefined ? null : this.o.broker.tracing;
-      if (tracing !== null) out = tracing.forward(out, node);
-      if (this.link.forward(node, out)) {
-        n++;
-        if (msg.qos > 0 && this.link.queuedMessages(node) > LINK_HIGH_WATER) this.congestedLink(node);
-      } else if (msg.qos > 0) {
-        this.o.logger.warn({ peer: node, topic: msg.topic }, "link queue full: QoS 1/2 message dropped");
-      }
-    };
-    if (msg.retain) {
-      for (const node of this.peersUp) send(node);
-    } else {
-      this.routes.match(msg.topic, send);
+      // Nodes that only serve a shared group (no plain route for this topic).
+      if (this.sharedFor.size > 0) for (const node of [...this.sharedFor.keys()]) this.sendTo(node);
+      n = this.fwdCount;
+    } finally {
+      this.fwdMsg = outer;
+      this.fwdCount = outerCount;
     }
-    // Nodes that only serve a shared group (no plain route for this topic).
-    for (const node of [...this.sharedFor.keys()]) send(node);
     this.sessions.observe(msg, null);
     if (n > 0) this.o.broker.metrics.add(M.messagesForward, n);
     return n;
   }
+
+  /** forward(): a shared group with members on other nodes only, decided once per message. */
+  private readonly decideShared = (filter: string, group: string, nodes: Iterable<string>): void => {
+    const key = `${group}\u0000${filter}`;
+    if (this.decided.has(key)) return;
+    this.decided.add(key);
+    this.assign(this.pickNode(this.fwdMsg as Message, key, [...nodes]), key);
+  };
+
+  /** forward(): the message to one node, with the shared groups it serves. */
+  private readonly sendTo = (node: string): void => {
+    const msg = this.fwdMsg as Message;
+    const served = this.sharedFor.get(node);
+    let out = msg;
+    if (served !== undefined) {
+      out = { ...msg, headers: { ...msg.headers, sharedFor: served } };
+      this.sharedFor.delete(node);
+    }
+    // A traced message goes out with a forward span's context in its headers.
+    const tracing = msg.headers === undefined ? null : this.o.broker.tracing;
+    if (tracing !== null) out = tracing.forward(out, node);
+    if (this.link.forward(node, out)) {
+      this.fwdCount++;
+      if (msg.qos > 0 && this.link.queuedMessages(node) > LINK_HIGH_WATER) this.congestedLink(node);
+    } else if (msg.qos > 0) {
+      this.o.logger.warn({ peer: node, topic: msg.topic }, "link queue full: QoS 1/2 message dropped");
+    }
+  };
 
   // ---- back-pressure across nodes ------------------------------------------------------------
   //

@@ -7,7 +7,25 @@ export class WireError extends Error {
   override readonly name = "WireError";
 }
 
-const textEncoder = new TextEncoder();
+/**
+ * Writes `s` as UTF-8 at `at` (the room was ensured) and answers the byte count: an ASCII prefix
+ * byte by byte (topics, client ids and addresses are short and mostly ASCII: no native call, no
+ * view), the rest by the native encoder.
+ */
+function writeUtf8(buf: Buffer, s: string, at: number): number {
+  const len = s.length;
+  let i = 0;
+  if (len <= 256) {
+    for (; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[at + i] = c;
+    }
+    if (i === len) return len;
+  }
+  // From a non-ASCII unit on (never inside a surrogate pair: the prefix is ASCII).
+  return i + buf.write(i === 0 ? s : s.slice(i), at + i, "utf8");
+}
 
 export class BufWriter {
   buf: Buffer;
@@ -78,7 +96,7 @@ export class BufWriter {
     const lenBytes = max < 0x80 ? 1 : max < 0x4000 ? 2 : max < 0x200000 ? 3 : 5;
     this.ensure(lenBytes + max);
     const start = this.pos + lenBytes;
-    const n = s.length === 0 ? 0 : textEncoder.encodeInto(s, this.buf.subarray(start)).written;
+    const n = writeUtf8(this.buf, s, start);
     // Varint of n padded to lenBytes (LEB128 allows continuation bytes with zero bits).
     let v = n;
     for (let i = 0; i < lenBytes; i++) {

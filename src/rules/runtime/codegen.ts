@@ -251,13 +251,7 @@ function stepwiseSelect(parts: SelectParts): (root: Frame) => Row | null {
 }
 
 /** The generated function: `head`, then `body` with errors wrapped, then `tail`. */
-function compiled(
-  g: Gen,
-  parts: SelectParts,
-  head: string,
-  body: string[],
-  tail: string,
-): (root: Frame) => Row | null {
+function compiled(g: Gen, parts: SelectParts, head: string, body: string[], tail: string): (root: Frame) => Row | null {
   const src = [
     '"use strict";',
     "return function evaluate(root) {",

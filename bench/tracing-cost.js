@@ -61,7 +61,7 @@ async function run(ms) {
   let n = 0;
   while (performance.now() < until) {
     for (let i = 0; i < 500; i++) {
-      broker.publish(makeMessage({ from: "p", topic: "bench/a/t", payload, qos: 0, retain: false }));
+      broker.publish(makeMessage({ from: "p", topic: "bench/a/t", payload, qos: 0, retain: false }), true);
     }
     n += 500;
     await tick();

@@ -70,9 +70,12 @@ export class Broker {
   readonly handleConnection = (stream: Duplex, info: ConnectionInfo): StreamOwner =>
     new Connection(stream, info, this.connectionDeps);
 
-  /** Publishes a message: hooks, then local and remote routing. Returns the number of deliveries. */
-  publish(msg: Message): number {
-    if (this.tracing !== null) return this.tracing.publish(msg, this.route);
+  /**
+   * Publishes a message: hooks, then local and remote routing. Returns the number of deliveries.
+   * `received`: a PUBLISH an MQTT client sent (see TracingPort.publish).
+   */
+  publish(msg: Message, received = false): number {
+    if (this.tracing !== null) return this.tracing.publish(msg, this.route, received);
     return this.route(msg);
   }
 

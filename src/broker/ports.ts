@@ -41,8 +41,12 @@ export const NullCluster: ClusterPort = {
  * `headers.traceparent`/`headers.tracestate`, which the cluster forwards with it.
  */
 export interface TracingPort {
-  /** Runs a publish (hooks and routing, `route`) inside the message's receive span. */
-  publish(msg: Message, route: (msg: Message) => number): number;
+  /**
+   * Runs a publish (hooks and routing, `route`) inside the message's receive span. `received`: a
+   * PUBLISH an MQTT client sent, whose trace is its own traceparent's or a new one (never the
+   * node's active context, which only internal publishers such as the API and rules run in).
+   */
+  publish(msg: Message, route: (msg: Message) => number, received: boolean): number;
   /** Runs the local dispatch of a message another node forwarded inside a dispatch span. */
   dispatch(msg: Message, run: (msg: Message) => number): number;
   /** The message to send to `node`, its headers carrying a forward span's context. */

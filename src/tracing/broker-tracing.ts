@@ -29,8 +29,10 @@ import {
 
 const OWNER = "tracing";
 
-/** Start options of a publish span without a traceparent (one object: the unsampled path allocates nothing). */
+/** Start options of a publish span without a traceparent (one object each: the unsampled path allocates nothing). */
 const SERVER_IN_CONTEXT = Object.freeze({ kind: "server" as const });
+/** A client's PUBLISH without a traceparent: a root span, no lookup of the active context. */
+const SERVER_ROOT = Object.freeze({ kind: "server" as const, parent: null });
 
 /** Per traced message, on its headers object (not a WeakMap: ephemerons are costly to collect). */
 const STATE = Symbol("tracing");
@@ -103,18 +105,18 @@ export class BrokerTracing implements TracingPort {
     return { n: 0, carrier, parent, name: `deliver ${msg.topic}`, attrs: this.attrs(msg, "deliver", "send") };
   }
 
-  publish(msg: Message, route: (msg: Message) => number): number {
+  publish(msg: Message, route: (msg: Message) => number, received: boolean): number {
     const up = msg.properties?.userProperties;
     const incoming = up === undefined ? undefined : this.t.carrierOf((k) => up[k]);
-    // $SYS and event messages are not traced. Without a traceparent the publish continues the
-    // active trace (an API request, a rule) or starts one.
+    // $SYS and event messages are not traced. Without a traceparent a client's PUBLISH starts a
+    // trace; an internal publish continues the active one (an API request, a rule) or starts one.
     if (msg.sys) return route(msg);
     // An unsampled publish (the sampler's decision, taken without a span where it allows) is
     // routed untraced.
     const span = this.t.startSampled(
       "publish ",
       msg.topic,
-      incoming === undefined ? SERVER_IN_CONTEXT : { kind: "server", parent: incoming },
+      incoming !== undefined ? { kind: "server", parent: incoming } : received ? SERVER_ROOT : SERVER_IN_CONTEXT,
     );
     if (span === undefined) return route(msg);
     // Attributes only on sampled spans (an unsampled publish builds nothing).

@@ -111,7 +111,7 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
     retain: p.retain,
     properties: props,
   });
-  const n = ch.broker.publish(msg);
+  const n = ch.broker.publish(msg, true);
   if (p.qos === 0) return;
   const rc = n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS;
   const congested = ch.broker.congested;

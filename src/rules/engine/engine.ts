@@ -1,7 +1,7 @@
 // The rule engine runtime (plugin `svc_rule_engine`): rules and resources live in the cluster
 // store (`rules/<id>`, `resources/<id>`) and are mirrored by a watch, so every node runs every
-// rule and they survive restarts. A rule is compiled once when it is loaded or changes, and the
-// enabled ones are indexed (rule-index.ts). The hooks only look rules up and enqueue the event;
+// rule and they survive restarts. A rule is compiled once when it is loaded or changes
+// (loaded-rule.ts: its running form), and the enabled ones are indexed (rule-index.ts). The hooks only look rules up and enqueue the event;
 // the worker (queue.ts) builds the event's columns, evaluates, and starts the actions, which run
 // asynchronously (at most `inflightLimit` rows at once). Hooks are added only for the events
 // some rule is on, and only while the plugin is loaded. A full queue or too many rows in flight
@@ -18,19 +18,18 @@ import { StoreMirror } from "../../cluster/store-mirror.ts";
 import type { Logger } from "../../telemetry/logger.ts";
 import type { Span, Tracing } from "../../telemetry/tracing.ts";
 import { BUILTIN_ACTIONS } from "../actions/index.ts";
-import type { ActionDef, ActionEnv, ActionFn } from "../actions/types.ts";
+import type { ActionDef, ActionEnv } from "../actions/types.ts";
 import type { EventKey } from "../event-names.ts";
 import { type AlarmSink, ResourceManager } from "../resources/manager.ts";
 import type { ResourceTypeDef } from "../resources/types.ts";
 import { webHookType } from "../resources/web-hook.ts";
-import { type CompiledRule, compileRule } from "../runtime/compile.ts";
 import { Frame } from "../runtime/scope.ts";
 import type { Row } from "../runtime/values.ts";
 import * as C from "./context.ts";
 import { addEventHook } from "./event-hooks.ts";
-import { ActionMetrics, RuleMetrics } from "./metrics.ts";
+import { type LoadedAction, type LoadedRule, loadRule } from "./loaded-rule.ts";
 import { WorkQueue } from "./queue.ts";
-import type { StoredAction, StoredResource, StoredRule } from "./records.ts";
+import type { StoredResource, StoredRule } from "./records.ts";
 import { RuleIndex } from "./rule-index.ts";
 import { RuleTracing } from "./rule-tracing.ts";
 
@@ -41,24 +40,6 @@ export const GUARD_HEADER = "rules_republished_by";
 const RULES_MATCHED = metricIndex("rules.matched");
 const ACTIONS_SUCCESS = metricIndex("actions.success");
 const ACTIONS_FAILURE = metricIndex("actions.failure");
-
-export interface LoadedAction {
-  readonly record: StoredAction;
-  readonly def: ActionDef | undefined;
-  readonly fn: ActionFn | null;
-  readonly metrics: ActionMetrics;
-  readonly fallbacks: LoadedAction[];
-  /** The resource the action uses (`$resource`), or null. */
-  readonly resource: string | null;
-}
-
-export interface LoadedRule {
-  readonly id: string;
-  readonly record: StoredRule;
-  readonly compiled: CompiledRule;
-  readonly actions: LoadedAction[];
-  readonly metrics: RuleMetrics;
-}
 
 /** What an event's columns come from: a message.publish event's message, or the builder of another event's. */
 type EventSource = Message | (() => Row);
@@ -262,48 +243,14 @@ export class RuleEngine {
   }
 
   private build(id: string, r: StoredRule): void {
-    let compiled: CompiledRule;
-    try {
-      compiled = compileRule(r.rawsql);
-    } catch (err) {
-      this.o.logger.error({ err, rule: id }, "stored rule does not compile, not loaded");
-      this.loaded.delete(id);
-      return;
-    }
-    const before = this.loaded.get(id);
-    const prevActions = new Map((before?.actions ?? []).map((a) => [a.record.id, a.metrics]));
-    const mk = (a: StoredAction): LoadedAction => {
-      const def = this.actions.get(a.name);
-      let fn: ActionFn | null = null;
-      const resId = typeof a.params.$resource === "string" ? a.params.$resource : undefined;
-      if (def !== undefined) {
-        try {
-          fn = def.create(a.params, {
-            ruleId: id,
-            actionId: a.id,
-            env: this.env,
-            resource: () => (resId === undefined ? undefined : this.resources.get(resId)),
-          });
-        } catch (err) {
-          this.o.logger.error({ err, rule: id, action: a.name }, "action cannot be created");
-        }
-      }
-      return {
-        record: a,
-        def,
-        fn,
-        metrics: prevActions.get(a.id) ?? new ActionMetrics(),
-        fallbacks: (a.fallbacks ?? []).map(mk),
-        resource: resId ?? null,
-      };
-    };
-    this.loaded.set(id, {
-      id,
-      record: r,
-      compiled,
-      actions: r.actions.map(mk),
-      metrics: before?.metrics ?? new RuleMetrics(),
+    const built = loadRule(id, r, this.loaded.get(id), {
+      actions: this.actions,
+      env: this.env,
+      resource: (resId) => this.resources.get(resId),
+      logger: this.o.logger,
     });
+    if (built === null) this.loaded.delete(id);
+    else this.loaded.set(id, built);
   }
 
   private reindex(): void {

@@ -25,19 +25,8 @@ import { RecordedSpan } from "../../src/telemetry/facade-span.ts";
 import { OtlpProtoTraceExporter } from "../../src/telemetry/otlp-exporter.ts";
 import { encodeTraceExportRequest, type OtlpSpan } from "../../src/telemetry/otlp-proto.ts";
 import { startTracingSdk } from "../../src/tracing-sdk.ts";
+import { mulberry32 } from "../helpers/prng.ts";
 import { type Decoded, decodeTraceRequest } from "./otlp-decode.ts";
-
-/** A seeded PRNG (mulberry32), so that a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sdkBytes = (spans: readonly object[]): Buffer =>
   Buffer.from(ProtobufTraceSerializer.serializeRequest(spans as ReadableSpan[]) ?? new Uint8Array(0));
@@ -103,7 +92,7 @@ class Gen {
 
 /** Random finished SDK spans from two providers (two resources), each with two or three tracers. */
 function sdkSpans(seed: number, count: number): ReadableSpan[] {
-  const g = new Gen(prng(seed));
+  const g = new Gen(mulberry32(seed));
   const exporter = new InMemorySpanExporter();
   const provider = (attrs: api.Attributes, schemaUrl?: string) =>
     new BasicTracerProvider({

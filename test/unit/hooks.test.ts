@@ -14,6 +14,21 @@ function make() {
   return { hooks, errors };
 }
 
+/** A registry whose `n` fold has a crashing callback (priority 2) and then `acc + 1`. */
+function crashThenIncrement() {
+  const made = make();
+  made.hooks.add(
+    "n",
+    () => {
+      throw new Error("boom");
+    },
+    2,
+    "a",
+  );
+  made.hooks.add("n", (_x, acc) => acc + 1, 1, "b");
+  return made;
+}
+
 describe("Hooks", () => {
   it("runs callbacks by priority, equal priorities in insertion order", () => {
     const { hooks } = make();
@@ -44,16 +59,7 @@ describe("Hooks", () => {
   });
 
   it("logs and skips a crashing callback; fail-closed folds stop with the fail value", async () => {
-    const { hooks, errors } = make();
-    hooks.add(
-      "n",
-      () => {
-        throw new Error("boom");
-      },
-      2,
-      "a",
-    );
-    hooks.add("n", (_x, acc) => acc + 1, 1, "b");
+    const { hooks, errors } = crashThenIncrement();
     expect(hooks.fold("n", [0], 1)).toBe(2);
     expect(hooks.fold("n", [0], 1, -1)).toBe(-1);
     expect(errors).toHaveLength(2);
@@ -99,16 +105,7 @@ describe("Hooks.fold1 (one argument, no array) answers as fold does", () => {
   });
 
   it("logs and skips a crashing callback; fail-closed stops with the fail value", () => {
-    const { hooks, errors } = make();
-    hooks.add(
-      "n",
-      () => {
-        throw new Error("boom");
-      },
-      2,
-      "a",
-    );
-    hooks.add("n", (_x, acc) => acc + 1, 1, "b");
+    const { hooks, errors } = crashThenIncrement();
     expect(hooks.fold1("n", 0, 1)).toBe(2);
     expect(hooks.fold1("n", 0, 1, -1)).toBe(-1);
     expect(errors).toHaveLength(2);

@@ -7,18 +7,7 @@
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
 import { describe, expect, it } from "vitest";
 import { encodePublish, type PublishFields } from "../../src/mqtt/publish-encoder.ts";
-
-/** A small seeded generator (mulberry32) so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../helpers/prng.ts";
 
 const PIECES = ["a", "sensor", "é", "温度", "🚀", "x/y", "", "+", "#"];
 const SIZES = [0, 1, 100, 127, 128, 16_383, 16_384, 70_000];
@@ -67,7 +56,7 @@ function reference(p: PublishFields, v5: boolean): Buffer {
 
 describe("encodePublish", () => {
   it("writes mqtt-packet's bytes for 2,000 random packets of 3.1.1 and 5.0", () => {
-    const r = rng(20261121);
+    const r = mulberry32(20261121);
     for (let i = 0; i < 2000; i++) {
       const p = randomPacket(r);
       for (const v5 of [false, true]) {
@@ -81,7 +70,7 @@ describe("encodePublish", () => {
   });
 
   it("header-only bytes followed by the payload are the whole packet", () => {
-    const r = rng(7);
+    const r = mulberry32(7);
     for (let i = 0; i < 200; i++) {
       const p = randomPacket(r);
       const head = encodePublish(p, true, true) as Buffer;

@@ -1,18 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TopicTrie } from "../../src/broker/router/topic-trie.ts";
 import { matchTopic } from "../../src/mqtt/topic.ts";
-
-/** Deterministic PRNG (mulberry32). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../helpers/prng.ts";
 
 function collect<V>(trie: TopicTrie<V>, topic: string): Array<[string, V]> {
   const out: Array<[string, V]> = [];

@@ -41,7 +41,7 @@ function messageCols(m: Message): Row {
     qos: m.qos,
     flags: { retain: m.retain, dup: false },
     retain: m.retain ? 1 : 0,
-    headers: { peerhost: m.peerhost, protocol: "mqtt", username: m.fromUsername ?? null },
+    headers: headersOf(m),
     pub_props: pubProps(m.properties),
     publish_received_at: m.timestamp,
   };
@@ -66,6 +66,21 @@ const FLAGS_RETAIN = Object.freeze({ retain: true, dup: false });
 const FLAGS_NONE = Object.freeze({ retain: false, dup: false });
 const NO_PROPS = Object.freeze({});
 
+// The headers column of the last message asked for, shared by the next from the same peer and user
+// (messages come in runs from one connection).
+let lastPeer = "";
+let lastUser: string | null = null;
+let lastHeaders: Row | null = null;
+
+function headersOf(m: Message): Row {
+  const user = m.fromUsername ?? null;
+  if (lastHeaders !== null && m.peerhost === lastPeer && user === lastUser) return lastHeaders;
+  lastPeer = m.peerhost;
+  lastUser = user;
+  lastHeaders = Object.freeze({ peerhost: m.peerhost, protocol: "mqtt", username: user });
+  return lastHeaders;
+}
+
 export function publishCtx(m: Message, node: string): Row {
   // messageCols and tail written out in one literal (the same keys in the same order): one
   // object of a fixed shape, the hottest context.
@@ -82,7 +97,7 @@ export function publishCtx(m: Message, node: string): Row {
     qos: m.qos,
     flags: m.retain ? FLAGS_RETAIN : FLAGS_NONE,
     retain: m.retain ? 1 : 0,
-    headers: { peerhost: m.peerhost, protocol: "mqtt", username: m.fromUsername ?? null },
+    headers: headersOf(m),
     pub_props: m.properties === undefined ? NO_PROPS : pubProps(m.properties),
     publish_received_at: m.timestamp,
     // The event happens when the message is published (the family builds this context in the

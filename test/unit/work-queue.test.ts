@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { WorkQueue } from "../../src/rules/engine/queue.ts";
+
+const idle = () => new Promise<void>((r) => setImmediate(r));
+
+async function settle(q: { readonly length: number }): Promise<void> {
+  while (q.length > 0) await idle();
+}
+
+describe("WorkQueue", () => {
+  it("hands every entry over once, in order, across batches", async () => {
+    const seen: [number, string][] = [];
+    const q = new WorkQueue<number, string>(100_000, (a, b) => seen.push([a, b]), 7);
+    for (let i = 0; i < 50; i++) expect(q.push(i, `v${i}`)).toBe(true);
+    expect(q.length).toBe(50);
+    await idle();
+    // One batch per turn of the event loop.
+    expect(seen.length).toBe(7);
+    await settle(q);
+    expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => [i, `v${i}`]));
+  });
+
+  it("refuses a push beyond its limit and takes pushes again once drained", async () => {
+    const seen: number[] = [];
+    const q = new WorkQueue<number, null>(3, (a) => seen.push(a));
+    expect([1, 2, 3, 4].map((i) => q.push(i, null))).toEqual([true, true, true, false]);
+    await settle(q);
+    expect(q.push(5, null)).toBe(true);
+    await settle(q);
+    expect(seen).toEqual([1, 2, 3, 5]);
+  });
+
+  it("keeps entries pushed while draining, and entries left behind a long drained prefix", async () => {
+    const seen: number[] = [];
+    let q: WorkQueue<number, null>;
+    q = new WorkQueue<number, null>(
+      100_000,
+      (a) => {
+        seen.push(a);
+        if (a < 3) q.push(a + 1000, null);
+      },
+      5000,
+    );
+    for (let i = 0; i < 12_000; i++) q.push(i, null);
+    await settle(q);
+    const expected = [...Array(12_000).keys(), 1000, 1001, 1002];
+    expect(seen).toEqual(expected);
+    // After a full drain the queue starts again from empty.
+    q.push(7, null);
+    await settle(q);
+    expect(seen.at(-1)).toBe(7);
+  });
+
+  it("stops handing over when a handler clears it", async () => {
+    const seen: number[] = [];
+    let q: WorkQueue<number, null>;
+    q = new WorkQueue<number, null>(100, (a) => {
+      seen.push(a);
+      if (a === 2) q.clear();
+    });
+    for (let i = 0; i < 5; i++) q.push(i, null);
+    await idle();
+    expect(seen).toEqual([0, 1, 2]);
+    expect(q.length).toBe(0);
+  });
+});

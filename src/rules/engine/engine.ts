@@ -380,7 +380,7 @@ export class RuleEngine {
     }
   }
 
-  /** The cold branch of process(), out of line so the hot loop stays small enough to inline into. */
+  /** The cold branch of process(): a rule whose evaluation threw. */
   private evaluationFailed(r: LoadedRule, err: unknown, span: Span | undefined): void {
     r.metrics.failed++;
     r.metrics.exception++;

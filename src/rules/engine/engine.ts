@@ -354,7 +354,8 @@ export class RuleEngine {
     const root = new Frame(ctx, null);
     this.metrics.add(RULES_MATCHED, rules.length);
     for (const r of rules) {
-      r.metrics.matched++;
+      const m = r.metrics;
+      m.matched++;
       const span = tr === null ? undefined : tr.rule(msg, r.id, "message.publish");
       // A SELECT gives one row (no array); FOREACH gives rows.
       const select = r.compiled.selectIn;
@@ -365,27 +366,22 @@ export class RuleEngine {
         if (select !== null) row = select(root);
         else rows = r.compiled.evaluateIn(root);
       } catch (err) {
-        this.evaluationFailed(r, err, span);
+        m.failed++;
+        m.exception++;
+        this.o.logger.debug({ rule: r.id, reason: (err as Error).message }, "rule evaluation failed");
+        if (span !== undefined) tr?.endRule(span, "failed", 0, err);
         continue;
       }
       if (row === null && rows === null) {
-        r.metrics.no_result++;
+        m.no_result++;
         if (span !== undefined) tr?.endRule(span, "no_result", 0);
         continue;
       }
-      r.metrics.passed++;
+      m.passed++;
       if (row !== null) this.runRow(r, row, ctx, chain, span);
       else for (const x of rows as Row[]) this.runRow(r, x, ctx, chain, span);
       if (span !== undefined) tr?.endRule(span, "passed", row !== null ? 1 : (rows as Row[]).length);
     }
-  }
-
-  /** The cold branch of process(): a rule whose evaluation threw. */
-  private evaluationFailed(r: LoadedRule, err: unknown, span: Span | undefined): void {
-    r.metrics.failed++;
-    r.metrics.exception++;
-    this.o.logger.debug({ rule: r.id, reason: (err as Error).message }, "rule evaluation failed");
-    if (span !== undefined) this.tracer?.endRule(span, "failed", 0, err);
   }
 
   /** One selected row: its actions, unless too many rows are in flight (they fail, counted). */
@@ -493,61 +489,43 @@ export class RuleEngine {
 
   /**
    * One action (the loop guard of its event is set by the caller): its outcome, or a promise of
-   * it when the action answered with a promise. The untraced synchronous success is the hot path
-   * and stays small; tracing, failures and promises go out of line.
+   * it when the action answered with a promise.
    */
   private runAction(a: LoadedAction, row: Row, ctx: Row, ruleSpan: Span | undefined): boolean | Promise<boolean> {
-    if (ruleSpan !== undefined && this.tracer !== null) return this.runActionTraced(a, row, ctx, ruleSpan);
     a.metrics.taken++;
-    const fn = a.fn;
+    const tr = this.tracer;
+    const span = ruleSpan === undefined || tr === null ? undefined : tr.action(ruleSpan, a.record.name, a.record.id);
     let out: void | Promise<void>;
     try {
-      if (fn === null) return this.settle(a, false, unavailable(a), undefined);
-      out = fn(row, ctx);
-    } catch (err) {
-      return this.settle(a, false, err, undefined);
-    }
-    if (out instanceof Promise) return this.settleLater(a, out, undefined);
-    return this.settle(a, true, null, undefined);
-  }
-
-  /** runAction inside its own span (a child of the rule's). */
-  private runActionTraced(a: LoadedAction, row: Row, ctx: Row, ruleSpan: Span): boolean | Promise<boolean> {
-    a.metrics.taken++;
-    const tr = this.tracer as RuleTracing;
-    const span = tr.action(ruleSpan, a.record.name, a.record.id);
-    const fn = a.fn;
-    let out: void | Promise<void>;
-    this.actionSpan = span;
-    try {
-      if (fn === null) return this.settle(a, false, unavailable(a), span);
-      out = tr.with(span, () => fn(row, ctx));
+      const fn = a.fn;
+      if (fn === null) throw new Error(`action ${a.record.name} is not available`);
+      if (span === undefined) out = fn(row, ctx);
+      else {
+        this.actionSpan = span;
+        try {
+          out = (tr as RuleTracing).with(span, () => fn(row, ctx));
+        } finally {
+          this.actionSpan = undefined;
+        }
+      }
     } catch (err) {
       return this.settle(a, false, err, span);
-    } finally {
-      this.actionSpan = undefined;
     }
-    if (out instanceof Promise) return this.settleLater(a, out, span);
+    if (out instanceof Promise) {
+      return out.then(
+        () => this.settle(a, true, null, span),
+        (err: unknown) => this.settle(a, false, err, span),
+      );
+    }
     return this.settle(a, true, null, span);
-  }
-
-  private settleLater(a: LoadedAction, out: Promise<void>, span: Span | undefined): Promise<boolean> {
-    return out.then(
-      () => this.settle(a, true, null, span),
-      (err: unknown) => this.settle(a, false, err, span),
-    );
   }
 
   private settle(a: LoadedAction, ok: boolean, err: unknown, span: Span | undefined): boolean {
     if (span !== undefined) this.tracer?.endAction(span, ok, err);
-    if (!ok) this.actionFailed(a, err);
+    if (!ok) this.o.logger.debug({ action: a.record.id, reason: (err as Error)?.message }, "rule action failed");
     this.count(a, ok);
     if (a.resource !== null) this.resources.reportOutcome(a.resource, ok);
     return ok;
-  }
-
-  private actionFailed(a: LoadedAction, err: unknown): void {
-    this.o.logger.debug({ action: a.record.id, reason: (err as Error)?.message }, "rule action failed");
   }
 
   private count(a: LoadedAction, ok: boolean): void {
@@ -568,8 +546,4 @@ export class RuleEngine {
     this.o.broker.publish(msg);
     return msg;
   }
-}
-
-function unavailable(a: LoadedAction): Error {
-  return new Error(`action ${a.record.name} is not available`);
 }

@@ -3,6 +3,7 @@
 
 import type { ReadableSpan, Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { VERSION } from "./sys/node-info.ts";
+import type { BatchSettings } from "./telemetry/otlp-batch-processor.ts";
 import { loadTracingApi, PRESAMPLED, type SamplingHint, type SpanRecorder, Tracing } from "./telemetry/tracing.ts";
 
 /** Tracing options of a start (tests pass an in-memory exporter and a sampler). */
@@ -22,9 +23,11 @@ export interface TracingSdk {
  * Loads the OpenTelemetry API and SDK (only here, only when tracing is on): a tracer provider with
  * the node's resource (`service.name` svc, `service.instance.id` = node name, then
  * OTEL_RESOURCE_ATTRIBUTES / OTEL_SERVICE_NAME), the sampler of OTEL_TRACES_SAMPLER(_ARG), and a
- * batching OTLP exporter for OTEL_EXPORTER_OTLP(_TRACES)_PROTOCOL: http/protobuf (default; the SDK's
- * exporter with our own request encoder, see telemetry/otlp-exporter.ts), http/json or grpc, each
- * reading its endpoint and headers from the OTEL_EXPORTER_OTLP_* variables.
+ * batching OTLP exporter for OTEL_EXPORTER_OTLP(_TRACES)_PROTOCOL: http/protobuf (default; spans
+ * encoded by our encoder as they end, batched as the SDK's BatchSpanProcessor batches, sent by the
+ * SDK's exporter transport, see telemetry/otlp-batch-processor.ts), http/json or grpc (the SDK's
+ * BatchSpanProcessor and exporters), each reading its endpoint and headers from the
+ * OTEL_EXPORTER_OTLP_* variables.
  */
 export async function startTracingSdk(
   nodeName: string,
@@ -50,13 +53,24 @@ export async function startTracingSdk(
   let spanProcessors = opts.spanProcessors;
   if (spanProcessors === undefined) {
     const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
-    const exporter =
-      protocol === "grpc"
-        ? new (await import("@opentelemetry/exporter-trace-otlp-grpc")).OTLPTraceExporter()
-        : protocol === "http/json"
-          ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter()
-          : new (await import("./telemetry/otlp-exporter.ts")).OtlpProtoTraceExporter();
-    spanProcessors = [new base.BatchSpanProcessor(exporter)];
+    if (protocol === "grpc" || protocol === "http/json") {
+      const exporter =
+        protocol === "grpc"
+          ? new (await import("@opentelemetry/exporter-trace-otlp-grpc")).OTLPTraceExporter()
+          : new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
+      spanProcessors = [new base.BatchSpanProcessor(exporter)];
+    } else {
+      // http/protobuf: spans encoded as they end (the SDK's batching, OTEL_BSP_* included).
+      const [{ EncodingSpanProcessor }, { OtlpProtoTraceExporter }] = await Promise.all([
+        import("./telemetry/otlp-batch-processor.ts"),
+        import("./telemetry/otlp-exporter.ts"),
+      ]);
+      const report = {
+        warn: (message: string) => api.diag.warn(message),
+        error: (err: Error) => api.diag.error("span export failed", err),
+      };
+      spanProcessors = [new EncodingSpanProcessor(new OtlpProtoTraceExporter(), batchSettingsFromEnv(), report)];
+    }
   }
   const configured =
     opts.sampler === undefined
@@ -99,6 +113,21 @@ export async function startTracingSdk(
     recorder,
   );
   return { tracing, shutdown: () => provider.shutdown() };
+}
+
+/** The OTEL_BSP_* settings that are set to a number (the SDK's BatchSpanProcessor reads the same). */
+export function batchSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<BatchSettings> {
+  const out: Partial<BatchSettings> = {};
+  const read = (key: keyof BatchSettings, name: string) => {
+    const raw = env[name]?.trim();
+    const n = raw === undefined || raw === "" ? Number.NaN : Number(raw);
+    if (!Number.isNaN(n)) out[key] = n;
+  };
+  read("maxExportBatchSize", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE");
+  read("maxQueueSize", "OTEL_BSP_MAX_QUEUE_SIZE");
+  read("scheduledDelayMillis", "OTEL_BSP_SCHEDULE_DELAY");
+  read("exportTimeoutMillis", "OTEL_BSP_EXPORT_TIMEOUT");
+  return out;
 }
 
 /**

@@ -459,7 +459,7 @@ function schemaUrlField(url: string | undefined): Uint8Array {
 }
 
 /** ResourceSpans.resource (field 1) and ResourceSpans.schema_url (field 3). */
-function encodedResource(resource: OtlpResource): Encoded {
+export function encodedResource(resource: OtlpResource): Encoded {
   const cached = resourceCache.get(resource);
   if (cached !== undefined) return cached;
   const attributes = resource.attributes;
@@ -484,7 +484,7 @@ function encodedResource(resource: OtlpResource): Encoded {
 }
 
 /** ScopeSpans.scope (field 1) and ScopeSpans.schema_url (field 3). */
-function encodedScope(scope: OtlpScope): Encoded {
+export function encodedScope(scope: OtlpScope): Encoded {
   const cached = scopeCache.get(scope);
   if (cached !== undefined) return cached;
   const head = encodeAlone(
@@ -569,15 +569,57 @@ function encodeSharedParts(spans: readonly OtlpSpan[]): Map<object, Uint8Array> 
     const shared = span.attributeParts?.[0];
     if (shared === undefined || parts.has(shared)) continue;
     if (parts === NO_PARTS) parts = new Map();
-    parts.set(
-      shared,
-      encodeAlone(
-        () => sizeAttributes(shared),
-        () => writeAttributes(0x4a, shared),
-      ),
-    );
+    addSharedPart(parts, shared);
   }
   return parts;
+}
+
+function addSharedPart(parts: Map<object, Uint8Array>, shared: OtlpAttributes): void {
+  parts.set(
+    shared,
+    encodeAlone(
+      () => sizeAttributes(shared),
+      () => writeAttributes(0x4a, shared),
+    ),
+  );
+}
+
+// ---- one span at a time (otlp-batch.ts: spans encoded as they end) ----
+
+/** Encoded ScopeSpans.spans fields, one after another: `buf[0..len)` (the buffer is reused). */
+export class SpanFields {
+  buf: Buffer = NO_OUTPUT;
+  len = 0;
+}
+
+/**
+ * Appends `span` to `into` as a ScopeSpans.spans field, the bytes encodeTraceExportRequest writes
+ * for it. A shared attribute part is encoded once into `shared`, which the caller keeps for as long
+ * as it batches (the parts of one request).
+ */
+export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: Map<object, Uint8Array>): void {
+  const part = span.attributeParts?.[0];
+  if (part !== undefined && !shared.has(part)) addSharedPart(shared, part);
+  sharedParts = shared;
+  try {
+    top = 0;
+    next = 0;
+    const end = into.len + delimited(sizeSpan(span));
+    if (end > into.buf.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(end, 2 * into.buf.length, 16384));
+      grown.set(into.buf.subarray(0, into.len));
+      into.buf = grown;
+    }
+    out = into.buf as WritableBuffer;
+    pos = into.len;
+    writeSpan(span);
+    if (pos !== end || next !== top)
+      throw new Error(`OTLP encoding: wrote ${pos - into.len} of ${end - into.len} bytes`);
+    into.len = end;
+  } finally {
+    out = NO_OUTPUT;
+    sharedParts = NO_PARTS;
+  }
 }
 
 /** The ExportTraceServiceRequest protobuf message carrying `spans`. */

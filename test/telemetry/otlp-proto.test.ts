@@ -22,6 +22,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { RecordedSpan } from "../../src/telemetry/facade-span.ts";
+import { SpanBatch } from "../../src/telemetry/otlp-batch.ts";
 import { OtlpProtoTraceExporter } from "../../src/telemetry/otlp-exporter.ts";
 import { encodeTraceExportRequest, type OtlpSpan } from "../../src/telemetry/otlp-proto.ts";
 import { startTracingSdk } from "../../src/tracing-sdk.ts";
@@ -312,6 +313,73 @@ describe("encodeTraceExportRequest", () => {
   });
 });
 
+describe("SpanBatch (spans encoded as they end)", () => {
+  const batchBytes = (batch: SpanBatch, spans: readonly object[]): Buffer => {
+    for (const span of spans) batch.add(span as unknown as OtlpSpan);
+    expect(batch.length).toBe(spans.length);
+    const taken = batch.take();
+    expect(taken.length).toBe(spans.length);
+    expect(batch.length).toBe(0);
+    return Buffer.from(taken.bytes);
+  };
+
+  it("takes the request encodeTraceExportRequest writes for the same spans, batch after batch", () => {
+    // One batch object for every seed: its group buffers are reused, and the order of first
+    // appearance of resources and scopes starts over with each batch.
+    const batch = new SpanBatch();
+    for (let seed = 1; seed <= 30; seed++) {
+      const spans = sdkSpans(100 + seed, 1 + (seed % 5) * 13);
+      expect(batchBytes(batch, spans).equals(sdkBytes(spans)), `seed ${seed}`).toBe(true);
+    }
+    expect(batchBytes(batch, [])).toHaveLength(0);
+  });
+
+  it("writes shared attribute parts and equal scopes of distinct objects as the whole-batch encoder", () => {
+    const shared = { "messaging.system": "mqtt", "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 };
+    const deliver = (id: string, scope: object) =>
+      new RecordedSpan(
+        "deliver a/b",
+        api.SpanKind.PRODUCER,
+        { ...CTX, spanId: id },
+        CTX,
+        [1_700_000_000, 5],
+        shared,
+        { "messaging.consumer.id": `c${id[0]}` },
+        RESOURCE,
+        scope as { name: string },
+      );
+    const spans = [
+      deliver("1111111111111111", SCOPE),
+      handSpan({ name: "big", attributes: { s: "x".repeat(70_000) } }), // grows the group's buffer
+      deliver("2222222222222222", { name: "svc", version: "0.1.0" }),
+      handSpan({ instrumentationScope: { name: "other" } }),
+      deliver("3333333333333333", SCOPE),
+    ];
+    const batch = new SpanBatch();
+    expect(batchBytes(batch, spans).equals(ourBytes(spans))).toBe(true);
+    expect(batchBytes(batch, spans.slice(2)).equals(ourBytes(spans.slice(2)))).toBe(true);
+  });
+
+  it("leaves the batch as it was when a span cannot be encoded", () => {
+    const batch = new SpanBatch();
+    const good = handSpan();
+    batch.add(good as unknown as OtlpSpan);
+    const failing = (o: Record<string, unknown>) =>
+      handSpan({
+        ...o,
+        spanContext: () => {
+          throw new Error("no context");
+        },
+      });
+    expect(() => batch.add(failing({}) as unknown as OtlpSpan)).toThrow("no context");
+    // A failing span of a new resource and scope adds no empty group either.
+    const elsewhere = failing({ resource: { attributes: {} }, instrumentationScope: { name: "x" } });
+    expect(() => batch.add(elsewhere as unknown as OtlpSpan)).toThrow("no context");
+    expect(batch.length).toBe(1);
+    expect(Buffer.from(batch.take().bytes).equals(ourBytes([good]))).toBe(true);
+  });
+});
+
 interface Received {
   url: string;
   headers: IncomingMessage["headers"];
@@ -344,7 +412,9 @@ describe("OtlpProtoTraceExporter end to end", () => {
   });
 
   const exportSpans = (exporter: OtlpProtoTraceExporter, spans: ReadableSpan[]) =>
-    new Promise<number>((resolve) => exporter.export(spans, (r) => resolve(r.code)));
+    new Promise<number>((resolve) =>
+      exporter.export({ bytes: ourBytes(spans), length: spans.length }, (r) => resolve(r.code)),
+    );
   const body = (r: Received): Buffer => (r.headers["content-encoding"] === "gzip" ? gunzipSync(r.body) : r.body);
 
   it("posts our encoding to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT with OTEL_EXPORTER_OTLP_HEADERS", async () => {

@@ -1,0 +1,174 @@
+// The span processor of the http/protobuf export (tracing-sdk.ts): the SDK's BatchSpanProcessor
+// behaviour (sampled spans only, a bounded queue that drops when full, a batch exported as soon as
+// it is full or `scheduledDelayMillis` after its first span, one export at a time, each bounded by
+// `exportTimeoutMillis`; the OTEL_BSP_* settings), except that a span is encoded when it ends
+// (otlp-batch.ts) instead of being kept until its batch is exported. Spans in waiting therefore
+// cost bytes, not objects that survive garbage collections. Imports no OpenTelemetry package: the
+// spans and the exporter are structural types.
+
+import { type EncodedSpans, SpanBatch } from "./otlp-batch.ts";
+import type { OtlpSpan } from "./otlp-span.ts";
+
+/** What the exporter answers (the SDK's ExportResult: code 0 success, 1 failure). */
+export interface ExportOutcome {
+  code: number;
+  error?: Error;
+}
+
+/** An exporter of encoded requests (otlp-exporter.ts). */
+export interface EncodedSpanExporter {
+  export(batch: EncodedSpans, done: (outcome: ExportOutcome) => void): void;
+  shutdown(): Promise<void>;
+}
+
+/** The BatchSpanProcessor settings (OTEL_BSP_*), with its defaults. */
+export interface BatchSettings {
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMillis: number;
+  exportTimeoutMillis: number;
+}
+
+export const BATCH_DEFAULTS: Readonly<BatchSettings> = Object.freeze({
+  maxQueueSize: 2048,
+  maxExportBatchSize: 512,
+  scheduledDelayMillis: 5000,
+  exportTimeoutMillis: 30000,
+});
+
+/** Where the processor reports what the SDK's processor logs (dropped spans, failed exports). */
+export interface BatchReport {
+  warn(message: string): void;
+  error(err: Error): void;
+}
+
+export class EncodingSpanProcessor {
+  private readonly settings: BatchSettings;
+  private batch = new SpanBatch();
+  /** Full batches waiting for export, oldest first. */
+  private readonly ready: EncodedSpans[] = [];
+  /** Spans in `ready` and `batch`, against maxQueueSize. */
+  private queued = 0;
+  private exporting = false;
+  private timer: NodeJS.Timeout | undefined;
+  private dropped = 0;
+  private closed = false;
+  private shutdownDone: Promise<void> | undefined;
+  /** forceFlush() callers waiting for the queue to empty. */
+  private idle: (() => void)[] = [];
+
+  constructor(
+    private readonly exporter: EncodedSpanExporter,
+    settings: Partial<BatchSettings>,
+    private readonly report: BatchReport,
+  ) {
+    const s = { ...BATCH_DEFAULTS, ...settings };
+    if (s.maxExportBatchSize > s.maxQueueSize) {
+      report.warn(
+        "BatchSpanProcessor: maxExportBatchSize must be smaller or equal to maxQueueSize, setting maxExportBatchSize to match maxQueueSize",
+      );
+      s.maxExportBatchSize = s.maxQueueSize;
+    }
+    this.settings = s;
+  }
+
+  onStart(): void {}
+
+  onEnd(span: OtlpSpan): void {
+    if (this.closed || (span.spanContext().traceFlags & 1) === 0) return;
+    if (this.queued >= this.settings.maxQueueSize) {
+      this.dropped++;
+      return;
+    }
+    if (this.dropped > 0) {
+      this.report.warn(`Dropped ${this.dropped} spans because maxQueueSize reached`);
+      this.dropped = 0;
+    }
+    try {
+      this.batch.add(span);
+    } catch (err) {
+      this.report.error(err as Error);
+      return;
+    }
+    this.queued++;
+    if (this.batch.length >= this.settings.maxExportBatchSize) this.seal();
+    this.pump();
+  }
+
+  /** Exports everything queued; resolves when the queue is empty. */
+  forceFlush(): Promise<void> {
+    if (this.batch.length > 0) this.seal();
+    this.pump();
+    if (!this.exporting) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  shutdown(): Promise<void> {
+    this.shutdownDone ??= (async () => {
+      this.closed = true;
+      await this.forceFlush();
+      clearTimeout(this.timer);
+      await this.exporter.shutdown();
+    })();
+    return this.shutdownDone;
+  }
+
+  /** The batch being filled goes to the export queue. */
+  private seal(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    try {
+      this.ready.push(this.batch.take());
+    } catch (err) {
+      this.queued -= this.batch.length;
+      this.batch.clear();
+      this.report.error(err as Error);
+    }
+  }
+
+  /** Starts the next export, or the timer of a batch that is not full yet. */
+  private pump(): void {
+    if (this.exporting) return;
+    const next = this.ready.shift();
+    if (next === undefined) {
+      if (this.batch.length > 0 && this.timer === undefined) {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          if (this.batch.length > 0) this.seal();
+          this.pump();
+        }, this.settings.scheduledDelayMillis);
+        this.timer.unref();
+      }
+      this.wakeIdle();
+      return;
+    }
+    this.exporting = true;
+    let settled = false;
+    const finish = (err: Error | undefined): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      this.queued -= next.length;
+      this.exporting = false;
+      if (err !== undefined) this.report.error(err);
+      this.pump();
+    };
+    const deadline = setTimeout(() => finish(new Error("Timeout")), this.settings.exportTimeoutMillis);
+    deadline.unref();
+    try {
+      this.exporter.export(next, (r) =>
+        finish(r.code === 0 ? undefined : (r.error ?? new Error("BatchSpanProcessor: span export failed"))),
+      );
+    } catch (err) {
+      finish(err as Error);
+    }
+  }
+
+  private wakeIdle(): void {
+    if (this.ready.length > 0 || this.exporting) return;
+    const waiting = this.idle;
+    if (waiting.length === 0) return;
+    this.idle = [];
+    for (const resolve of waiting) resolve();
+  }
+}

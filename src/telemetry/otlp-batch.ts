@@ -1,0 +1,172 @@
+// Spans encoded as they end (the batching span processor, otlp-batch-processor.ts): each finished
+// span is written at once as its ScopeSpans.spans field into the growing bytes of its group
+// (resource, then scope), and take() wraps the groups into the ExportTraceServiceRequest. A batch
+// waiting for export therefore holds bytes, not span objects. The request is the one
+// encodeTraceExportRequest writes for the same spans (grouping and order of first appearance as in
+// otlp-span.ts; the tests compare the bytes). The group buffers are reused from batch to batch.
+
+import { appendSpanField, encodedResource, encodedScope, SpanFields } from "./otlp-proto.ts";
+import type { Encoded, OtlpResource, OtlpScope, OtlpSpan } from "./otlp-span.ts";
+import { delimited } from "./otlp-wire.ts";
+
+/** An encoded export request and the number of spans in it. */
+export interface EncodedSpans {
+  readonly bytes: Uint8Array;
+  readonly length: number;
+}
+
+interface ScopeChunk {
+  readonly scope: OtlpScope;
+  readonly fields: SpanFields;
+  /** The batch (epoch) this scope last received a span in. */
+  epoch: number;
+}
+
+interface ResourceChunk {
+  readonly resource: OtlpResource;
+  readonly byObject: Map<object, ScopeChunk>;
+  readonly byKey: Map<string, ScopeChunk>;
+  /** This batch's scopes, in order of first appearance. */
+  scopes: ScopeChunk[];
+  epoch: number;
+}
+
+/** Distinct resources or scopes kept across batches beyond which the groups start over. */
+const GROUP_LIMIT = 64;
+
+export class SpanBatch {
+  /** Spans in the batch. */
+  length = 0;
+  private epoch = 1;
+  private readonly resources = new Map<object, ResourceChunk>();
+  /** This batch's resources, in order of first appearance. */
+  private order: ResourceChunk[] = [];
+  /** Shared attribute parts encoded in this batch (otlp-proto.ts). */
+  private shared = new Map<object, Uint8Array>();
+  private lastResource: object | undefined;
+  private lastScope: object | undefined;
+  private last: ScopeChunk | undefined;
+
+  /** Encodes `span` into the batch (a span the encoder cannot write throws, and the batch is unchanged). */
+  add(span: OtlpSpan): void {
+    const resource = span.resource;
+    const scope = span.instrumentationScope;
+    let chunk = this.last;
+    if (chunk === undefined || scope !== this.lastScope || resource !== this.lastResource) {
+      chunk = this.chunkOf(resource, scope);
+      this.last = chunk;
+      this.lastScope = scope;
+      this.lastResource = resource;
+    }
+    appendSpanField(chunk.fields, span, this.shared);
+    this.length++;
+  }
+
+  private chunkOf(resource: OtlpResource, scope: OtlpScope): ScopeChunk {
+    let rc = this.resources.get(resource);
+    if (rc === undefined) {
+      rc = { resource, byObject: new Map(), byKey: new Map(), scopes: [], epoch: 0 };
+      this.resources.set(resource, rc);
+    }
+    if (rc.epoch !== this.epoch) {
+      rc.epoch = this.epoch;
+      rc.scopes = [];
+      this.order.push(rc);
+    }
+    let sc = rc.byObject.get(scope);
+    if (sc === undefined) {
+      const key = `${scope.name}@${scope.version || ""}:${scope.schemaUrl || ""}`;
+      sc = rc.byKey.get(key);
+      if (sc === undefined) {
+        sc = { scope, fields: new SpanFields(), epoch: 0 };
+        rc.byKey.set(key, sc);
+      }
+      rc.byObject.set(scope, sc);
+    }
+    if (sc.epoch !== this.epoch) {
+      sc.epoch = this.epoch;
+      rc.scopes.push(sc);
+    }
+    return sc;
+  }
+
+  /** The request of the spans added since the last take(), and an empty batch. */
+  take(): EncodedSpans {
+    const length = this.length;
+    // (A group whose only span failed to encode stays empty and is left out.)
+    const groups = [];
+    for (const rc of this.order) {
+      const scopes = rc.scopes.filter((sc) => sc.fields.len > 0);
+      if (scopes.length === 0) continue;
+      groups.push({
+        encoded: encodedResource(rc.resource),
+        scopes: scopes.map((sc) => ({ encoded: encodedScope(sc.scope), fields: sc.fields })),
+      });
+    }
+    let total = 0;
+    const sizes: number[] = [];
+    for (const g of groups) {
+      let size = partSize(g.encoded);
+      for (const s of g.scopes) {
+        const scopeSize = partSize(s.encoded) + s.fields.len;
+        sizes.push(scopeSize);
+        size += delimited(scopeSize);
+      }
+      sizes.push(size);
+      total += delimited(size);
+    }
+    const bytes = Buffer.allocUnsafe(total);
+    let pos = 0;
+    const header = (tag: number, len: number): void => {
+      bytes[pos++] = tag;
+      for (; len > 0x7f; len >>>= 7) bytes[pos++] = (len & 0x7f) | 0x80;
+      bytes[pos++] = len;
+    };
+    const put = (b: Uint8Array): void => {
+      bytes.set(b, pos);
+      pos += b.length;
+    };
+    let i = 0;
+    for (const g of groups) {
+      const own = i + g.scopes.length;
+      header(0x0a, sizes[own]); // ExportTraceServiceRequest.resource_spans
+      put(g.encoded.head);
+      for (const s of g.scopes) {
+        header(0x12, sizes[i++]); // ResourceSpans.scope_spans
+        put(s.encoded.head);
+        put(s.fields.buf.subarray(0, s.fields.len));
+        s.fields.len = 0;
+        put(s.encoded.tail);
+      }
+      i++;
+      put(g.encoded.tail);
+    }
+    if (pos !== total) throw new Error(`OTLP encoding: wrote ${pos} of ${total} bytes`);
+    this.reset();
+    return { bytes, length };
+  }
+
+  /** Drops the spans added since the last take(). */
+  clear(): void {
+    for (const rc of this.order) for (const sc of rc.scopes) sc.fields.len = 0;
+    this.reset();
+  }
+
+  private reset(): void {
+    this.length = 0;
+    this.epoch++;
+    this.order = [];
+    this.shared = new Map();
+    this.last = this.lastScope = this.lastResource = undefined;
+    if (this.resources.size > GROUP_LIMIT) this.resources.clear();
+    else {
+      for (const rc of this.resources.values()) {
+        if (rc.byObject.size > GROUP_LIMIT) this.resources.delete(rc.resource);
+      }
+    }
+  }
+}
+
+function partSize(e: Encoded): number {
+  return e.head.length + e.tail.length;
+}

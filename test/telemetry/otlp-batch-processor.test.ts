@@ -1,0 +1,193 @@
+// The http/protobuf span processor (src/telemetry/otlp-batch-processor.ts): the SDK's
+// BatchSpanProcessor rules (sampled spans only, a batch exported when full or after the schedule
+// delay, one export at a time, a bounded queue that drops and says so, failures and timeouts
+// reported, flush and shutdown) over spans encoded as they end. The exporter here is a recorder of
+// the encoded requests it is handed (the HTTP transport is tested in otlp-proto.test.ts and through
+// startTracingSdk); requests are decoded with the tests' own protobuf decoder.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { RecordedSpan } from "../../src/telemetry/facade-span.ts";
+import type { EncodedSpans } from "../../src/telemetry/otlp-batch.ts";
+import {
+  type BatchSettings,
+  EncodingSpanProcessor,
+  type ExportOutcome,
+} from "../../src/telemetry/otlp-batch-processor.ts";
+import { encodeTraceExportRequest, type OtlpSpan } from "../../src/telemetry/otlp-proto.ts";
+import { batchSettingsFromEnv } from "../../src/tracing-sdk.ts";
+import { type Decoded, decodeTraceRequest } from "./otlp-decode.ts";
+
+const RESOURCE = { attributes: { "service.name": "svc" } };
+const SCOPE = { name: "svc", version: "0.1.0" };
+const PARENT = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: 1 };
+
+/** A deliver span (the facade's RecordedSpan, whose resource type is the recorder's `unknown`). */
+function span(n: number, sampled = true): OtlpSpan {
+  const id = n.toString(16).padStart(16, "0");
+  return new RecordedSpan(
+    `deliver t/${n}`,
+    3,
+    { traceId: PARENT.traceId, spanId: id, traceFlags: sampled ? 1 : 0 },
+    PARENT,
+    [1_700_000_000, n],
+    { "messaging.system": "mqtt" },
+    { n },
+    RESOURCE,
+    SCOPE,
+  ) as unknown as OtlpSpan;
+}
+
+/** An exporter that keeps each request and answers when told (or at once, with `auto`). */
+class Recorder {
+  readonly batches: EncodedSpans[] = [];
+  readonly pending: ((o: ExportOutcome) => void)[] = [];
+  shutdowns = 0;
+  private waiters: (() => void)[] = [];
+  constructor(private readonly auto: ExportOutcome | null = { code: 0 }) {}
+
+  export(batch: EncodedSpans, done: (o: ExportOutcome) => void): void {
+    this.batches.push(batch);
+    if (this.auto !== null) done(this.auto);
+    else this.pending.push(done);
+    for (const w of this.waiters.splice(0)) w();
+  }
+  async shutdown(): Promise<void> {
+    this.shutdowns++;
+  }
+  /** Resolves once `n` requests were handed over. */
+  async exported(n: number): Promise<void> {
+    while (this.batches.length < n) await new Promise<void>((r) => this.waiters.push(r));
+  }
+  names(i: number): string[] {
+    const req = decodeTraceRequest(Buffer.from(this.batches[i].bytes));
+    return req.resourceSpans.flatMap((r: Decoded) =>
+      r.scopeSpans.flatMap((s: Decoded) => s.spans.map((x: Decoded) => x.name)),
+    );
+  }
+}
+
+class Report {
+  readonly warnings: string[] = [];
+  readonly errors: Error[] = [];
+  warn = (m: string) => {
+    this.warnings.push(m);
+  };
+  error = (e: Error) => {
+    this.errors.push(e);
+  };
+}
+
+const processors: EncodingSpanProcessor[] = [];
+function make(exporter: Recorder, settings: Partial<BatchSettings>, report = new Report()) {
+  const p = new EncodingSpanProcessor(exporter, settings, report);
+  processors.push(p);
+  return { p, report };
+}
+
+afterEach(async () => {
+  for (const p of processors.splice(0)) await p.shutdown();
+});
+
+describe("EncodingSpanProcessor", () => {
+  it("exports a batch as soon as it is full, the same request the whole-batch encoder writes", () => {
+    const ex = new Recorder();
+    const { p } = make(ex, { maxExportBatchSize: 3, scheduledDelayMillis: 60_000 });
+    const spans = [1, 2, 3, 4].map((n) => span(n));
+    p.onEnd(span(99, false)); // not sampled: never exported
+    for (const s of spans) p.onEnd(s);
+    expect(ex.batches.map((b) => b.length)).toEqual([3]);
+    expect(Buffer.from(ex.batches[0].bytes).equals(encodeTraceExportRequest(spans.slice(0, 3)))).toBe(true);
+    expect(ex.names(0)).toEqual(["deliver t/1", "deliver t/2", "deliver t/3"]);
+  });
+
+  it("exports a batch that is not full after the schedule delay", async () => {
+    const ex = new Recorder();
+    const { p } = make(ex, { maxExportBatchSize: 100, scheduledDelayMillis: 20 });
+    p.onEnd(span(1));
+    p.onEnd(span(2));
+    expect(ex.batches).toHaveLength(0);
+    await ex.exported(1);
+    expect(ex.names(0)).toEqual(["deliver t/1", "deliver t/2"]);
+    // The next span starts a new delay.
+    p.onEnd(span(3));
+    await ex.exported(2);
+    expect(ex.names(1)).toEqual(["deliver t/3"]);
+  });
+
+  it("exports one batch at a time, and drops what exceeds the queue, saying how many", async () => {
+    const ex = new Recorder(null); // a collector that has not answered yet
+    const { p, report } = make(ex, { maxExportBatchSize: 2, maxQueueSize: 4, scheduledDelayMillis: 60_000 });
+    for (let n = 1; n <= 7; n++) p.onEnd(span(n));
+    // 1-2 in export, 3-4 waiting: the queue is full, 5-7 are dropped.
+    expect(ex.batches).toHaveLength(1);
+    ex.pending.shift()?.({ code: 0 });
+    expect(ex.batches).toHaveLength(2); // 3-4 right after the first export ended
+    p.onEnd(span(8));
+    expect(report.warnings).toEqual(["Dropped 3 spans because maxQueueSize reached"]);
+    ex.pending.shift()?.({ code: 0 });
+    const flushed = p.forceFlush();
+    expect(ex.batches).toHaveLength(3);
+    ex.pending.shift()?.({ code: 0 });
+    await flushed;
+    expect([0, 1, 2].map((i) => ex.names(i))).toEqual([
+      ["deliver t/1", "deliver t/2"],
+      ["deliver t/3", "deliver t/4"],
+      ["deliver t/8"],
+    ]);
+  });
+
+  it("reports a failed or timed-out export and goes on with the next batch", async () => {
+    const failing = new Recorder({ code: 1, error: new Error("collector said no") });
+    const a = make(failing, { maxExportBatchSize: 1 });
+    a.p.onEnd(span(1));
+    a.p.onEnd(span(2));
+    expect(failing.batches).toHaveLength(2);
+    expect(a.report.errors.map((e) => e.message)).toEqual(["collector said no", "collector said no"]);
+
+    const silent = new Recorder(null); // never answers
+    const b = make(silent, { maxExportBatchSize: 1, exportTimeoutMillis: 30 });
+    b.p.onEnd(span(3));
+    b.p.onEnd(span(4));
+    expect(silent.batches).toHaveLength(1);
+    await silent.exported(2); // the second batch goes once the first timed out
+    expect(b.report.errors.map((e) => e.message)).toEqual(["Timeout"]);
+    silent.pending[0]({ code: 0 }); // a late answer changes nothing
+    expect(b.report.errors).toHaveLength(1);
+    silent.pending[1]({ code: 0 });
+  });
+
+  it("flushes what is queued on forceFlush and shutdown, then takes no more spans", async () => {
+    const ex = new Recorder();
+    const { p } = make(ex, { maxExportBatchSize: 10, scheduledDelayMillis: 60_000 });
+    p.onEnd(span(1));
+    await p.forceFlush();
+    expect(ex.batches.map((b) => b.length)).toEqual([1]);
+    await p.forceFlush(); // nothing queued: resolves without an export
+    p.onEnd(span(2));
+    await p.shutdown();
+    await p.shutdown();
+    p.onEnd(span(3));
+    expect(ex.batches.map((b) => b.length)).toEqual([1, 1]);
+    expect(ex.shutdowns).toBe(1);
+  });
+
+  it("keeps a batch no larger than the queue, as the SDK's processor", () => {
+    const ex = new Recorder();
+    const { p, report } = make(ex, { maxExportBatchSize: 10, maxQueueSize: 2, scheduledDelayMillis: 60_000 });
+    p.onEnd(span(1));
+    p.onEnd(span(2));
+    expect(ex.batches.map((b) => b.length)).toEqual([2]);
+    expect(report.warnings[0]).toMatch(/setting maxExportBatchSize to match maxQueueSize/);
+  });
+
+  it("reads the OTEL_BSP_* variables that hold numbers", () => {
+    expect(
+      batchSettingsFromEnv({
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: " 64 ",
+        OTEL_BSP_MAX_QUEUE_SIZE: "x",
+        OTEL_BSP_SCHEDULE_DELAY: "",
+        OTEL_BSP_EXPORT_TIMEOUT: "1500",
+      }),
+    ).toEqual({ maxExportBatchSize: 64, exportTimeoutMillis: 1500 });
+  });
+});

@@ -600,26 +600,158 @@ export class SpanFields {
 export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: Map<object, Uint8Array>): void {
   const part = span.attributeParts?.[0];
   if (part !== undefined && !shared.has(part)) addSharedPart(shared, part);
+  const t = part === undefined ? null : templateOf(span, part);
   sharedParts = shared;
   try {
     top = 0;
     next = 0;
-    const end = into.len + delimited(sizeSpan(span));
+    const start = into.len;
+    let content: number;
+    let ownPart: OtlpAttributes = {};
+    let sharedBytes: Uint8Array = EMPTY;
+    if (t === null) content = sizeSpan(span);
+    else {
+      // The span's own fields: its id, times and own attributes; the rest is the template's.
+      ownPart = (span.attributeParts as readonly [OtlpAttributes, OtlpAttributes])[1];
+      sharedBytes = sharedPart(t.shared);
+      content =
+        t.before.length +
+        idSize(span.spanContext().spanId) +
+        t.middle.length +
+        18 +
+        sharedBytes.length +
+        sizeAttributes(ownPart) +
+        t.after.length;
+    }
+    const end = start + delimited(content);
     if (end > into.buf.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(end, 2 * into.buf.length, 16384));
-      grown.set(into.buf.subarray(0, into.len));
+      grown.set(into.buf.subarray(0, start));
       into.buf = grown;
     }
     out = into.buf as WritableBuffer;
-    pos = into.len;
-    writeSpan(span);
-    if (pos !== end || next !== top)
-      throw new Error(`OTLP encoding: wrote ${pos - into.len} of ${end - into.len} bytes`);
+    pos = start;
+    if (t === null) writeSpan(span);
+    else {
+      out[pos++] = 0x12; // ScopeSpans.spans
+      writeVarint(content);
+      writeBytes(t.before);
+      writeId(0x12, span.spanContext().spanId);
+      writeBytes(t.middle);
+      out[pos++] = 0x39;
+      writeTime(span.startTime);
+      out[pos++] = 0x41;
+      writeTime(span.endTime);
+      writeBytes(sharedBytes);
+      writeAttributes(0x4a, ownPart);
+      writeBytes(t.after);
+    }
+    if (pos !== end || next !== top) throw new Error(`OTLP encoding: wrote ${pos - start} of ${end - start} bytes`);
     into.len = end;
   } finally {
     out = NO_OUTPUT;
     sharedParts = NO_PARTS;
   }
+}
+
+/**
+ * The fields a run of spans has in common, encoded (a traced message's deliver spans differ only
+ * in span id, times and own attributes): the trace id field before the span id, the parent id,
+ * name and kind fields after it, and everything after the attributes (no events, links or drops,
+ * status unset, the flags).
+ */
+interface SpanTemplate {
+  readonly traceId: string;
+  readonly traceFlags: number;
+  readonly parent: OtlpSpan["parentSpanContext"];
+  readonly name: string;
+  readonly kind: number;
+  readonly shared: OtlpAttributes;
+  readonly before: Uint8Array;
+  readonly middle: Uint8Array;
+  readonly after: Uint8Array;
+}
+
+/** The last template made (the spans of one message come one after another). */
+let template: SpanTemplate | null = null;
+
+/**
+ * The template of `span` when its shape allows one: shared attributes, no trace state, events,
+ * links, drops or status. Made between encodings (encodeAlone), kept for the spans that follow.
+ */
+function templateOf(span: OtlpSpan, shared: OtlpAttributes): SpanTemplate | null {
+  const ctx = span.spanContext();
+  const parent = span.parentSpanContext;
+  if (ctx.traceState !== undefined || span.events.length > 0 || span.links.length > 0 || !plain(span)) return null;
+  const t = template;
+  if (
+    t !== null &&
+    t.shared === shared &&
+    t.parent === parent &&
+    t.name === span.name &&
+    t.kind === span.kind &&
+    t.traceId === ctx.traceId &&
+    t.traceFlags === ctx.traceFlags
+  ) {
+    return t;
+  }
+  const kind = span.kind == null ? 0 : span.kind + 1;
+  const parentId = parent?.spanId;
+  const made: SpanTemplate = {
+    traceId: ctx.traceId,
+    traceFlags: ctx.traceFlags,
+    parent,
+    name: span.name,
+    kind: span.kind,
+    shared,
+    before: encodeAlone(
+      () => idSize(ctx.traceId),
+      () => writeId(0x0a, ctx.traceId),
+    ),
+    middle: encodeAlone(
+      () => (parentId ? idSize(parentId) : 0) + sizeString(span.name) + (kind === 0 ? 0 : 1 + varint64Size(kind)),
+      () => {
+        if (parentId) writeId(0x22, parentId);
+        writeString(0x2a, span.name);
+        if (kind !== 0) {
+          out[pos++] = 0x30;
+          writeVarint64(kind);
+        }
+      },
+    ),
+    after: encodeAlone(
+      () => 16,
+      () => {
+        out[pos++] = 0x50; // dropped_attributes_count 0
+        out[pos++] = 0;
+        out[pos++] = 0x60; // dropped_events_count 0
+        out[pos++] = 0;
+        out[pos++] = 0x70; // dropped_links_count 0
+        out[pos++] = 0;
+        out[pos++] = 0x7a; // status: code 0
+        out[pos++] = 2;
+        out[pos++] = 0x18;
+        out[pos++] = 0;
+        out[pos++] = 0x85; // flags: two-byte tag, fixed32
+        out[pos++] = 0x01;
+        writeFixed32(spanFlags(ctx.traceFlags, parent?.isRemote));
+      },
+    ),
+  };
+  template = made;
+  return made;
+}
+
+/** No dropped attributes, events or links, and the status unset. */
+function plain(span: OtlpSpan): boolean {
+  const status = span.status;
+  return (
+    !span.droppedAttributesCount &&
+    !span.droppedEventsCount &&
+    !span.droppedLinksCount &&
+    status.code === 0 &&
+    !status.message
+  );
 }
 
 /** The ExportTraceServiceRequest protobuf message carrying `spans`. */

@@ -124,15 +124,15 @@ export class Tracing {
     const p = o.parent;
     const otel = this.otel;
     let parent: SpanContext;
-    if (p === null) return this.root(name, suffix, o);
+    if (p === null) return this.startRoot(name, suffix, o);
     if (p === undefined) {
       const active = otel.trace.getSpan(otel.context.active());
-      if (active === undefined) return this.root(name, suffix, o);
+      if (active === undefined) return this.startRoot(name, suffix, o);
       if (!s.parentBased) return this.recording(this.start(name + suffix, o));
       parent = active.spanContext();
     } else if ("traceparent" in p) {
       const sc = this.parse(p);
-      if (sc === undefined) return this.root(name, suffix, o); // an invalid carrier: a root span
+      if (sc === undefined) return this.startRoot(name, suffix, o); // an invalid carrier: a root span
       if (!s.parentBased) return this.recording(this.start(name + suffix, o));
       parent = sc;
     } else {
@@ -144,10 +144,16 @@ export class Tracing {
     return this.sampledSpan(name + suffix, o, parent);
   }
 
-  /** A root span, sampled with the root ratio (the SDK is told not to decide again). */
-  private root(name: string, suffix: string, o: StartOptions): Span | undefined {
-    const r = (this.sampling as SamplingHint).root;
-    if (r < 1 && !(Math.random() < r)) return undefined;
+  /**
+   * startSampled() for a root span (`o.parent` null; also where startSampled finds no valid parent),
+   * the form of a client's PUBLISH without a traceparent: one draw against the root ratio, nothing
+   * made when it drops the span, and a sampled span the SDK is told not to decide again.
+   */
+  startRoot(name: string, suffix: string, o: StartOptions): Span | undefined {
+    const s = this.sampling;
+    if (s === null) return this.recording(this.start(name + suffix, o));
+    const r = s.root;
+    if (r < 1 && !(Math.random() < r)) return undefined; // (always_off and ratio 0 included)
     return this.sampledSpan(name + suffix, o, undefined);
   }
 

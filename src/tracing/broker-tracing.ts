@@ -106,18 +106,19 @@ export class BrokerTracing implements TracingPort {
   }
 
   publish(msg: Message, route: (msg: Message) => number, received: boolean): number {
-    const up = msg.properties?.userProperties;
-    const incoming = up === undefined ? undefined : this.t.carrierOf((k) => up[k]);
     // $SYS and event messages are not traced. Without a traceparent a client's PUBLISH starts a
     // trace; an internal publish continues the active one (an API request, a rule) or starts one.
     if (msg.sys) return route(msg);
+    const up = msg.properties?.userProperties;
+    const incoming = up === undefined ? undefined : this.t.carrierOf((k) => up[k]);
     // An unsampled publish (the sampler's decision, taken without a span where it allows) is
     // routed untraced.
-    const span = this.t.startSampled(
-      "publish ",
-      msg.topic,
-      incoming !== undefined ? { kind: "server", parent: incoming } : received ? SERVER_ROOT : SERVER_IN_CONTEXT,
-    );
+    const span =
+      incoming !== undefined
+        ? this.t.startSampled("publish ", msg.topic, { kind: "server", parent: incoming })
+        : received
+          ? this.t.startRoot("publish ", msg.topic, SERVER_ROOT)
+          : this.t.startSampled("publish ", msg.topic, SERVER_IN_CONTEXT);
     if (span === undefined) return route(msg);
     // Attributes only on sampled spans (an unsampled publish builds nothing).
     return this.deliverInside(span, msg, "publish", "receive", route);

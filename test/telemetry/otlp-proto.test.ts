@@ -360,6 +360,43 @@ describe("SpanBatch (spans encoded as they end)", () => {
     expect(batchBytes(batch, spans.slice(2)).equals(ourBytes(spans.slice(2)))).toBe(true);
   });
 
+  it("writes runs of recorded spans (one template per run) as the SDK serializer, whatever varies", () => {
+    // Deliver spans of a few messages in random order: each run shares trace, parent, name, kind
+    // and shared attributes; any of them may change from one span to the next, and some spans
+    // have a trace state, a remote parent, no parent id or other flags.
+    const g = new Gen(mulberry32(77));
+    const shareds = [{ a: "x" }, { a: "y", n: 2 }, { "messaging.system": "mqtt", big: "ü".repeat(200) }];
+    const parents = [CTX, { ...CTX, spanId: "a1a1a1a1a1a1a1a1", isRemote: true }, { ...CTX, spanId: "" }];
+    const traces = [CTX.traceId, "0af7651916cd43dd8448eb211c80319c"];
+    const batch = new SpanBatch();
+    for (let round = 0; round < 20; round++) {
+      const spans: object[] = [];
+      for (let i = 0; i < 60; i++) {
+        const ctx: api.SpanContext = {
+          traceId: g.pick(traces),
+          spanId: g.hex(16),
+          traceFlags: g.r() < 0.9 ? 1 : 3,
+        };
+        if (g.r() < 0.1) ctx.traceState = api.createTraceState("k=v");
+        spans.push(
+          new RecordedSpan(
+            g.pick(["deliver a/b", "ack a/b", "deliver ü/日本"]),
+            g.pick([api.SpanKind.PRODUCER, api.SpanKind.CONSUMER, api.SpanKind.INTERNAL]),
+            ctx,
+            g.pick(parents),
+            [1_700_000_000 + g.int(1000), g.int(1_000_000_000)],
+            g.pick(shareds),
+            g.r() < 0.3 ? {} : { "messaging.consumer.id": g.pick(STRINGS), "svc.delivery.qos": g.int(3) },
+            RESOURCE,
+            SCOPE,
+          ),
+        );
+        if (g.r() < 0.1) spans.push(handSpan({ attributes: { plain: g.int(5) } }));
+      }
+      expect(batchBytes(batch, spans).equals(sdkBytes(spans)), `round ${round}`).toBe(true);
+    }
+  });
+
   it("leaves the batch as it was when a span cannot be encoded", () => {
     const batch = new SpanBatch();
     const good = handSpan();

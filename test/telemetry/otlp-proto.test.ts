@@ -140,6 +140,21 @@ const CTX: api.SpanContext = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", span
 const RESOURCE = { attributes: { "service.name": "svc", bin: new Uint8Array([0, 255]) } };
 const SCOPE = { name: "svc", version: "0.1.0" };
 
+/** A deliver span as the facade records it: the message's shared attributes, then its own. */
+function deliverSpan(id: string, shared: object, own: object, scope: { name: string } = SCOPE): RecordedSpan {
+  return new RecordedSpan(
+    "deliver a/b",
+    api.SpanKind.PRODUCER,
+    { ...CTX, spanId: id },
+    CTX,
+    [1_700_000_000, 5],
+    shared as api.Attributes,
+    own as api.Attributes,
+    RESOURCE,
+    scope,
+  );
+}
+
 /** A hand-made span in the ReadableSpan shape (as the facade's RecordedSpan), with overrides. */
 function handSpan(o: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -273,18 +288,7 @@ describe("encodeTraceExportRequest", () => {
   it("writes the merged attributes' bytes for spans whose attributes come in a shared and an own part", () => {
     const sharedA = { "messaging.system": "mqtt", "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 };
     const sharedB = { "messaging.system": "mqtt", big: "x".repeat(300), list: ["a", "b"] };
-    const parts = (shared: object, own: object, id: string) =>
-      new RecordedSpan(
-        "deliver a/b",
-        api.SpanKind.PRODUCER,
-        { ...CTX, spanId: id },
-        CTX,
-        [1_700_000_000, 5],
-        shared as api.Attributes,
-        own as api.Attributes,
-        RESOURCE,
-        SCOPE,
-      );
+    const parts = (shared: object, own: object, id: string) => deliverSpan(id, shared, own);
     const spans = [
       parts(sharedA, { "messaging.consumer.id": "s1", "svc.delivery.qos": 0 }, "1111111111111111"),
       handSpan({ attributes: { plain: true } }),
@@ -337,17 +341,7 @@ describe("SpanBatch (spans encoded as they end)", () => {
   it("writes shared attribute parts and equal scopes of distinct objects as the whole-batch encoder", () => {
     const shared = { "messaging.system": "mqtt", "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 };
     const deliver = (id: string, scope: object) =>
-      new RecordedSpan(
-        "deliver a/b",
-        api.SpanKind.PRODUCER,
-        { ...CTX, spanId: id },
-        CTX,
-        [1_700_000_000, 5],
-        shared,
-        { "messaging.consumer.id": `c${id[0]}` },
-        RESOURCE,
-        scope as { name: string },
-      );
+      deliverSpan(id, shared, { "messaging.consumer.id": `c${id[0]}` }, scope as { name: string });
     const spans = [
       deliver("1111111111111111", SCOPE),
       handSpan({ name: "big", attributes: { s: "x".repeat(70_000) } }), // grows the group's buffer

@@ -15,7 +15,10 @@ export interface ExportOutcome {
   error?: Error;
 }
 
-/** An exporter of encoded requests (otlp-exporter.ts). */
+/**
+ * An exporter of encoded requests (otlp-exporter.ts). A request's bytes are the exporter's until it
+ * answers success: the processor then writes a later request into them.
+ */
 export interface EncodedSpanExporter {
   export(batch: EncodedSpans, done: (outcome: ExportOutcome) => void): void;
   shutdown(): Promise<void>;
@@ -144,7 +147,13 @@ export class EncodingSpanProcessor {
     }
     this.exporting = true;
     let settled = false;
-    const finish = (err: Error | undefined): void => {
+    let recycled = false;
+    const finish = (err: Error | undefined, answered: boolean): void => {
+      // The bytes of an export the exporter answered as a success (even late) are free again.
+      if (answered && err === undefined && !recycled) {
+        recycled = true;
+        this.batch.recycle(next);
+      }
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
@@ -153,14 +162,14 @@ export class EncodingSpanProcessor {
       if (err !== undefined) this.report.error(err);
       this.pump();
     };
-    const deadline = setTimeout(() => finish(new Error("Timeout")), this.settings.exportTimeoutMillis);
+    const deadline = setTimeout(() => finish(new Error("Timeout"), false), this.settings.exportTimeoutMillis);
     deadline.unref();
     try {
       this.exporter.export(next, (r) =>
-        finish(r.code === 0 ? undefined : (r.error ?? new Error("BatchSpanProcessor: span export failed"))),
+        finish(r.code === 0 ? undefined : (r.error ?? new Error("BatchSpanProcessor: span export failed")), true),
       );
     } catch (err) {
-      finish(err as Error);
+      finish(err as Error, false);
     }
   }
 

@@ -33,6 +33,8 @@ interface ResourceChunk {
 
 /** Distinct resources or scopes kept across batches beyond which the groups start over. */
 const GROUP_LIMIT = 64;
+/** Request buffers kept for reuse (recycle()). */
+const SPARE_LIMIT = 4;
 
 export class SpanBatch {
   /** Spans in the batch. */
@@ -46,6 +48,8 @@ export class SpanBatch {
   private lastResource: object | undefined;
   private lastScope: object | undefined;
   private last: ScopeChunk | undefined;
+  /** Buffers of exported requests, for the next requests (a fresh buffer of this size costs page faults). */
+  private readonly spare: Buffer[] = [];
 
   /** Encodes `span` into the batch (a span the encoder cannot write throws, and the batch is unchanged). */
   add(span: OtlpSpan): void {
@@ -115,7 +119,7 @@ export class SpanBatch {
       sizes.push(size);
       total += delimited(size);
     }
-    const bytes = Buffer.allocUnsafe(total);
+    const bytes = this.output(total);
     let pos = 0;
     const header = (tag: number, len: number): void => {
       bytes[pos++] = tag;
@@ -144,6 +148,28 @@ export class SpanBatch {
     if (pos !== total) throw new Error(`OTLP encoding: wrote ${pos} of ${total} bytes`);
     this.reset();
     return { bytes, length };
+  }
+
+  /**
+   * Hands back a request take() made, once its export is over (the exporter holds its bytes no
+   * longer): a later take() writes into them.
+   */
+  recycle(request: EncodedSpans): void {
+    const b = request.bytes;
+    if (this.spare.length >= SPARE_LIMIT || b.byteOffset !== 0) return;
+    this.spare.push(Buffer.from(b.buffer, 0, b.buffer.byteLength));
+  }
+
+  /** `total` bytes to write a request into: a spare buffer when one is large enough. */
+  private output(total: number): Buffer {
+    const spare = this.spare;
+    while (spare.length > 0) {
+      const b = spare.pop() as Buffer;
+      if (b.length >= total) return b.subarray(0, total);
+    }
+    // Its own memory (not the pool's), with room for a somewhat larger request next time.
+    const capacity = Math.ceil((total * 1.25) / 4096) * 4096;
+    return Buffer.allocUnsafeSlow(capacity).subarray(0, total);
   }
 
   /** Drops the spans added since the last take(). */

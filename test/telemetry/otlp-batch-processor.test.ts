@@ -37,16 +37,21 @@ function span(n: number, sampled = true): OtlpSpan {
   ) as unknown as OtlpSpan;
 }
 
-/** An exporter that keeps each request and answers when told (or at once, with `auto`). */
+/**
+ * An exporter that keeps a copy of each request (`handed`: the requests themselves, whose bytes the
+ * processor reuses once answered) and answers when told (or at once, with `auto`).
+ */
 class Recorder {
   readonly batches: EncodedSpans[] = [];
+  readonly handed: EncodedSpans[] = [];
   readonly pending: ((o: ExportOutcome) => void)[] = [];
   shutdowns = 0;
   private waiters: (() => void)[] = [];
   constructor(private readonly auto: ExportOutcome | null = { code: 0 }) {}
 
   export(batch: EncodedSpans, done: (o: ExportOutcome) => void): void {
-    this.batches.push(batch);
+    this.batches.push({ bytes: Buffer.from(batch.bytes), length: batch.length });
+    this.handed.push(batch);
     if (this.auto !== null) done(this.auto);
     else this.pending.push(done);
     for (const w of this.waiters.splice(0)) w();
@@ -154,6 +159,34 @@ describe("EncodingSpanProcessor", () => {
     silent.pending[0]({ code: 0 }); // a late answer changes nothing
     expect(b.report.errors).toHaveLength(1);
     silent.pending[1]({ code: 0 });
+  });
+
+  it("writes a request into the bytes of one exported with success, never into those of a failed or pending one", () => {
+    const ex = new Recorder(null);
+    const { p } = make(ex, { maxExportBatchSize: 1, scheduledDelayMillis: 60_000 });
+    const memory = (i: number) => ex.handed[i].bytes.buffer;
+    const answer = (o: ExportOutcome) => ex.pending.shift()?.(o);
+    p.onEnd(span(1)); // exported at once (A)
+    p.onEnd(span(2)); // waits (B)
+    answer({ code: 0 }); // 1 succeeded: A is free; 2 goes
+    p.onEnd(span(3)); // waits, in A
+    answer({ code: 1, error: new Error("refused") }); // 2 failed: B is not reused; 3 goes
+    expect(memory(2)).toBe(memory(0));
+    p.onEnd(span(4)); // A pending, B failed: fresh memory (C)
+    answer({ code: 0 }); // 3 succeeded: A is free; 4 goes
+    expect(new Set([0, 1, 3].map(memory)).size).toBe(3);
+    const done = ex.pending.shift();
+    done?.({ code: 0 }); // 4 succeeded: C is free
+    done?.({ code: 0 }); // a second answer to one request changes nothing
+    p.onEnd(span(5)); // exported at once, in C (the last freed)
+    p.onEnd(span(6)); // waits, in A
+    answer({ code: 0 });
+    answer({ code: 0 });
+    expect([memory(4), memory(5)]).toEqual([memory(3), memory(0)]);
+    expect(ex.batches.map((_, i) => ex.names(i))).toEqual([1, 2, 3, 4, 5, 6].map((n) => [`deliver t/${n}`]));
+    // Bytes written again are those of reused memory only.
+    const intact = ex.handed.map((h, i) => Buffer.from(h.bytes).equals(ex.batches[i].bytes));
+    expect(intact).toEqual([false, true, false, false, true, true]);
   });
 
   it("flushes what is queued on forceFlush and shutdown, then takes no more spans", async () => {

@@ -324,7 +324,10 @@ describe("SpanBatch (spans encoded as they end)", () => {
     const taken = batch.take();
     expect(taken.length).toBe(spans.length);
     expect(batch.length).toBe(0);
-    return Buffer.from(taken.bytes);
+    const copy = Buffer.from(taken.bytes);
+    // As after a successful export: the next take() may write into these bytes.
+    batch.recycle(taken);
+    return copy;
   };
 
   it("takes the request encodeTraceExportRequest writes for the same spans, batch after batch", () => {

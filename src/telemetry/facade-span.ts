@@ -140,7 +140,7 @@ interface TimedEvent {
 
 /** A live span recorded by the facade (see the file comment). */
 export class FacadeSpan implements Span {
-  readonly attributes: Attributes = {};
+  attributes: Attributes = {};
   events: TimedEvent[] = NO_EVENTS as unknown as TimedEvent[];
   links: Link[] = NO_EVENTS as unknown as Link[];
   status: SpanStatus = STATUS_UNSET;
@@ -185,6 +185,21 @@ export class FacadeSpan implements Span {
   setAttributes(attributes: Attributes): this {
     for (const k in attributes) if (Object.hasOwn(attributes, k)) this.setAttribute(k, attributes[k] as AttributeValue);
     return this;
+  }
+
+  /**
+   * Takes `attributes` (an object of the caller's, given up to the span) as the span's first
+   * attributes, without checking each: the caller guarantees plain keys and primitive values. False
+   * (nothing done) when the span has attributes already, has ended, or the object is over the limit.
+   */
+  adoptAttributes(attributes: Record<string, string | number | boolean>): boolean {
+    if (this.ended || this.attributeCount !== 0) return false;
+    let n = 0;
+    for (const _ in attributes) n++;
+    if (n > LIMIT) return false;
+    this.attributes = attributes;
+    this.attributeCount = n;
+    return true;
   }
 
   addEvent(name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {

@@ -81,12 +81,42 @@ export const PRESAMPLED: symbol = Symbol.for("svc.tracing.presampled");
 
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 
+/** The description of the API's context key for the active span (trace/context-utils). */
+const SPAN_KEY_DESCRIPTION = "OpenTelemetry Context Key SPAN";
+
+/**
+ * A context that is `parent` with `span` as its active span: what the API's setSpan() makes, as one
+ * small object instead of a copy of the parent's map (Tracing.with, once per traced message).
+ * Setting or deleting a value makes the API's own context.
+ */
+class SpanOverContext implements Context {
+  constructor(
+    private readonly parent: Context,
+    private readonly span: Span,
+    private readonly key: symbol,
+  ) {}
+
+  getValue(key: symbol): unknown {
+    return key === this.key ? this.span : this.parent.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return this.parent.setValue(this.key, this.span).setValue(key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return this.parent.setValue(this.key, this.span).deleteValue(key);
+  }
+}
+
 /** One node's tracer with the few operations the broker, the cluster and the API need. */
 export class Tracing {
   /** The root context with the PRESAMPLED mark (one object, made once). */
   private readonly presampledRoot: Context;
   /** Span options with only a kind, made once (the SDK does not modify them). */
   private readonly kindOnly: Record<SpanKindName, SpanOptions>;
+  /** The API's context key of the active span, once checked; null: contexts made by the API only. */
+  private readonly spanKey: symbol | null;
 
   constructor(
     private readonly otel: OtelApi,
@@ -99,6 +129,11 @@ export class Tracing {
     private readonly recorder: SpanRecorder | null = null,
   ) {
     this.presampledRoot = otel.ROOT_CONTEXT.setValue(PRESAMPLED, true);
+    // The API keys the span of a context with Symbol.for(its description) (so that API copies
+    // agree); a SpanOverContext is used only once the API was seen to read the span from one.
+    const key = otel.createContextKey(SPAN_KEY_DESCRIPTION);
+    const probe = otel.trace.wrapSpanContext(otel.INVALID_SPAN_CONTEXT);
+    this.spanKey = otel.trace.getSpan(new SpanOverContext(otel.ROOT_CONTEXT, probe, key)) === probe ? key : null;
     const only = (k: SpanKindName): SpanOptions => ({ kind: this.kind(k) });
     this.kindOnly = {
       internal: only("internal"),
@@ -245,9 +280,19 @@ export class Tracing {
     return ts === undefined || ts === "" ? { traceparent: tp } : { traceparent: tp, tracestate: ts };
   }
 
+  /**
+   * Sets attributes the caller made for `span` alone (plain keys, primitive values): a span the
+   * facade recorded takes the object as it is, any other span checks each.
+   */
+  setKnownAttributes(span: Span, attributes: Record<string, string | number | boolean>): void {
+    if (!(span instanceof FacadeSpan && span.adoptAttributes(attributes))) span.setAttributes(attributes);
+  }
+
   /** Runs `fn` with `span` active (log lines and child spans see it). */
   with<A extends unknown[], R>(span: Span, fn: (...args: A) => R, ...args: A): R {
-    const ctx = this.otel.trace.setSpan(this.otel.context.active(), span);
+    const active = this.otel.context.active();
+    const key = this.spanKey;
+    const ctx = key === null ? this.otel.trace.setSpan(active, span) : new SpanOverContext(active, span, key);
     return this.otel.context.with(ctx, fn, undefined, ...args);
   }
 

@@ -135,7 +135,7 @@ export class BrokerTracing implements TracingPort {
     type: string,
     run: (msg: Message) => number,
   ): number {
-    span.setAttributes(this.attrs(msg, operation, type));
+    this.t.setKnownAttributes(span, this.attrs(msg, operation, type));
     const sc = span.spanContext();
     const carrier = this.t.carrierOfContext(sc);
     const headers: TracedHeaders = withCarrier(msg.headers, carrier);

@@ -82,6 +82,25 @@ describe("FacadeSpan", () => {
     expect(ours.droppedAttributesCount).toBeGreaterThan(0);
   });
 
+  it("adopts a known attributes object as the SDK would set its entries, only as its first attributes", () => {
+    const known = { "messaging.system": "mqtt", "messaging.mqtt.qos": 1, "messaging.mqtt.retain": false };
+    const { sdk, ours } = both((s) => {
+      if (s instanceof FacadeSpan) expect(s.adoptAttributes({ ...known })).toBe(true);
+      else s.setAttributes({ ...known });
+      s.setAttribute("svc.deliveries", 3);
+      if (s instanceof FacadeSpan) expect(s.adoptAttributes({ other: 1 })).toBe(false); // has attributes
+      s.end();
+    });
+    expect(view(ours)).toEqual(view(sdk));
+    expect(ours.attributes).toEqual({ ...known, "svc.deliveries": 3 });
+    const { ours: started } = both((s) => s.end(), { initial: "i" });
+    expect(started.adoptAttributes({ a: 1 })).toBe(false); // ended, and with attributes
+    const { ours: open } = both(() => {});
+    const many = Object.fromEntries(Array.from({ length: 129 }, (_, i) => [`k${i}`, i]));
+    expect(open.adoptAttributes(many)).toBe(false); // over the limit: left to setAttributes
+    expect(open.attributes).toEqual({});
+  });
+
   it("records events, exceptions, links, status and name changes as the SDK does", () => {
     const link = { context: { ...PARENT, spanId: "1111111111111111" } };
     const { sdk, ours } = both((s) => {

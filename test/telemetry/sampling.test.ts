@@ -4,6 +4,7 @@
 // is recorded without a second draw. Also OTEL_TRACES_SAMPLER(_ARG) parsing (envSampler) and the
 // wiring through startTracingSdk.
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import * as api from "@opentelemetry/api";
 import * as base from "@opentelemetry/sdk-trace-base";
 import {
@@ -158,6 +159,66 @@ describe("Tracing.startSampled", () => {
       t.with(unsampled, () => expect(t.startSampled("publish ", "x")).toBeUndefined());
       const c = exporter.getFinishedSpans().find((s) => s.name === "publish x");
       expect(c?.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
+    } finally {
+      api.context.disable();
+    }
+  });
+
+  it("with(): the span is the active one, in a context that behaves as the API's setSpan() context", async () => {
+    const { t } = setup(ratio(1), { root: 1, parentBased: true });
+    // The facade's small context is used (the API was seen to read the span from it).
+    expect((t as unknown as { spanKey: symbol | null }).spanKey).not.toBeNull();
+    // A context manager over AsyncLocalStorage, as the SDK's for Node.
+    const als = new AsyncLocalStorage<api.Context>();
+    api.context.setGlobalContextManager({
+      active: () => als.getStore() ?? api.ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => als.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    });
+    const key = api.createContextKey("k");
+    try {
+      const outer = t.start("outer", { parent: null });
+      const inner = t.start("inner", { parent: null });
+      const seen = await api.context.with(api.context.active().setValue(key, "v"), () =>
+        t.with(
+          outer,
+          async (a: number) => {
+            const ctx = api.context.active();
+            const nested = t.with(inner, () => api.trace.getActiveSpan());
+            await Promise.resolve(); // still active after an await
+            return {
+              a,
+              active: api.trace.getActiveSpan(),
+              nested,
+              parentValue: ctx.getValue(key),
+              set: api.trace.getSpan(ctx.setValue(api.createContextKey("x"), 1)),
+              setValue: ctx.setValue(key, "w").getValue(key),
+              deleted: api.trace.getSpan(api.trace.deleteSpan(ctx)),
+              deletedValue: api.trace.deleteSpan(ctx).getValue(key),
+              replaced: api.trace.getSpan(api.trace.setSpan(ctx, inner)),
+            };
+          },
+          7,
+        ),
+      );
+      expect(seen).toEqual({
+        a: 7,
+        active: outer,
+        nested: inner,
+        parentValue: "v",
+        set: outer,
+        setValue: "w",
+        deleted: undefined,
+        deletedValue: "v",
+        replaced: inner,
+      });
+      expect(api.trace.getActiveSpan()).toBeUndefined();
     } finally {
       api.context.disable();
     }

@@ -4,7 +4,9 @@
 // topic (SQL evaluated, WHERE passed, a `do_nothing` action run off the hot path), and again with
 // the engine's hooks out (no rules), alternating rounds. The event loop is let run after every
 // batch so the queued rule work is done inside the measured time. Prints the median ratio of the
-// two throughputs over 16 adjacent pairs of rounds (goal: at least 0.7).
+// two throughputs over 16 adjacent pairs of rounds (goal: at least 0.7). Without sockets a publish
+// costs a fraction of what it costs a broker serving clients, so this is the rule engine's cost at
+// its largest; bench/overhead.js measures it end to end (svc against svc-rules10).
 // Usage: npm run build && node bench/rules-cost.js [--seconds 4]
 
 import { makeMessage } from "../dist/broker/types.js";

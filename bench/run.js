@@ -669,7 +669,9 @@ async function runOne(s, peer) {
       timer = setTimeout(() => rej(new Error(`timed out after ${limitMs / 1000} s`)), limitMs);
     });
     const r = await Promise.race([run, timeout]);
-    return { ...base, ...(s.kind === "cluster" ? { shape: s.shape } : {}), ...r };
+    // A variant's own figures (svc-rules10: how many events its rules evaluated).
+    const own = broker?.figures === undefined ? {} : await broker.figures().catch(() => ({}));
+    return { ...base, ...(s.kind === "cluster" ? { shape: s.shape } : {}), ...r, ...own };
   } catch (err) {
     return { ...base, status: "error", note: String(err?.message ?? err).slice(0, 500) };
   } finally {

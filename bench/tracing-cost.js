@@ -4,7 +4,9 @@
 // off` runs), sampling 1% and sampling 100% (publish + deliver spans, the span processor of the
 // http/protobuf export with its default batch settings, encoding spans as they end, and an exporter
 // that drops the encoded requests), in alternating rounds, and prints throughput and the median
-// ratios to off (goals: 1% within 5%).
+// ratios to off (goals: 1% within 5%). Without sockets a publish costs a fraction of what it costs
+// a broker serving clients, so this is tracing's cost at its largest; bench/overhead.js measures it
+// end to end (svc against svc-trace1).
 // Usage: npm run build && node bench/tracing-cost.js [--seconds 4]
 
 import { ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base";

@@ -252,7 +252,33 @@ async function startRulesSvc(name, { dir, connScenario, nofile, profDir }) {
     await h.stop();
     throw err;
   }
-  return { ...h, name };
+  return { ...h, name, figures: () => rulesFigures(h.apiPort) };
+}
+
+/**
+ * What the rules did over the run (warm-up included), summed over the rules that match the bench
+ * topics: events evaluated (passed) and events whose evaluation was refused by a full queue
+ * (failed), and the share evaluated.
+ */
+async function rulesFigures(apiPort) {
+  const auth = `Basic ${Buffer.from("admin:public").toString("base64")}`;
+  const res = await fetch(`http://127.0.0.1:${apiPort}/api/v4/rules`, { headers: { authorization: auth } });
+  const body = await res.json();
+  let passed = 0;
+  let failed = 0;
+  for (const r of body.data ?? []) {
+    if (!BENCH_RULES.slice(0, 5).includes(r.rawsql)) continue;
+    for (const m of r.metrics ?? []) {
+      passed += m.passed;
+      failed += m.failed;
+    }
+  }
+  const total = passed + failed;
+  return {
+    rules_passed: passed,
+    rules_failed: failed,
+    rules_evaluated: total > 0 ? Number((passed / total).toFixed(4)) : null,
+  };
 }
 
 async function startSvc({ dir, connScenario, nofile, profDir, extra, env: more = {}, apiPort = false }) {

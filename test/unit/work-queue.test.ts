@@ -10,7 +10,7 @@ async function settle(q: { readonly length: number }): Promise<void> {
 describe("WorkQueue", () => {
   it("hands every entry over once, in order, across batches", async () => {
     const seen: [number, string][] = [];
-    const q = new WorkQueue<number, string>(100_000, (a, b) => seen.push([a, b]), 7);
+    const q = new WorkQueue<number, string>(100_000, (a, b) => seen.push([a, b]), { batch: 7 });
     for (let i = 0; i < 50; i++) expect(q.push(i, `v${i}`)).toBe(true);
     expect(q.length).toBe(50);
     await idle();
@@ -18,6 +18,37 @@ describe("WorkQueue", () => {
     expect(seen.length).toBe(7);
     await settle(q);
     expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => [i, `v${i}`]));
+  });
+
+  it("ends a turn once over its time budget (checked every 64 entries) and reports each turn", async () => {
+    const seen: number[] = [];
+    let turns = 0;
+    const slow = (a: number) => {
+      seen.push(a);
+      const until = performance.now() + 0.1;
+      while (performance.now() < until);
+    };
+    const q = new WorkQueue<number, null>(100_000, slow, { budgetMs: 2, afterTurn: () => turns++ });
+    for (let i = 0; i < 300; i++) q.push(i, null);
+    await idle();
+    expect([seen.length, turns, q.length]).toEqual([63, 1, 237]);
+    await settle(q);
+    expect(seen).toEqual([...Array(300).keys()]);
+    expect(turns).toBe(5);
+  });
+
+  it("runs the oldest entries at once on runNow, in order, and reports it as a turn", async () => {
+    const seen: number[] = [];
+    let turns = 0;
+    const q = new WorkQueue<number, null>(4, (a) => seen.push(a), { afterTurn: () => turns++ });
+    for (let i = 0; i < 4; i++) q.push(i, null);
+    expect(q.push(4, null)).toBe(false);
+    q.runNow(2);
+    expect([seen, turns, q.length]).toEqual([[0, 1], 1, 2]);
+    expect(q.push(4, null)).toBe(true);
+    await settle(q);
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    expect(turns).toBe(2);
   });
 
   it("refuses a push beyond its limit and takes pushes again once drained", async () => {
@@ -39,7 +70,7 @@ describe("WorkQueue", () => {
         seen.push(a);
         if (a < 3) q.push(a + 1000, null);
       },
-      5000,
+      { batch: 5000 },
     );
     for (let i = 0; i < 12_000; i++) q.push(i, null);
     await settle(q);

@@ -4,8 +4,10 @@
 // (loaded-rule.ts: its running form), and the enabled ones are indexed (rule-index.ts). The hooks only look rules up and enqueue the event;
 // the worker (queue.ts) builds the event's columns, evaluates, and starts the actions, which run
 // asynchronously (at most `inflightLimit` rows at once). Hooks are added only for the events
-// some rule is on, and only while the plugin is loaded. A full queue or too many rows in flight
-// fail the rule's actions (counted). Publish rules skip `$SYS` messages and messages that the
+// some rule is on, and only while the plugin is loaded. A queue over its high watermark holds the
+// acknowledgements of the QoS 1/2 publishes that fill it (backpressure.ts); a full one is run in
+// part by the hook that finds it full (QoS 0 floods have no acknowledgement to hold), so no event
+// is lost to a busy broker. Too many rows in flight fail the rule's actions (counted). Publish rules skip `$SYS` messages and messages that the
 // same rule republished (the chain of rule ids in `headers.rules_republished_by`).
 
 import type { Broker } from "../../broker/broker.ts";
@@ -25,6 +27,7 @@ import type { ResourceTypeDef } from "../resources/types.ts";
 import { webHookType } from "../resources/web-hook.ts";
 import { Frame } from "../runtime/scope.ts";
 import type { Row } from "../runtime/values.ts";
+import { QueuePressure } from "./backpressure.ts";
 import * as C from "./context.ts";
 import { addEventHook } from "./event-hooks.ts";
 import { type LoadedAction, type LoadedRule, loadRule } from "./loaded-rule.ts";
@@ -56,7 +59,10 @@ export interface RuleEngineOptions {
   store: ClusterStore;
   keys: ClusterKeys;
   logger: Logger;
-  /** Events waiting for evaluation (default 10000). */
+  /**
+   * Events waiting for evaluation (default 10000; QoS 1/2 publishers are held from half of it, and
+   * a hook that finds it full runs its oldest quarter).
+   */
   queueLimit?: number;
   /** Rows whose actions run at once (default 10000). */
   inflightLimit?: number;
@@ -80,6 +86,10 @@ export class RuleEngine {
   private readonly loaded = new Map<string, LoadedRule>();
   private index = new RuleIndex<LoadedRule>([]);
   private readonly queue: WorkQueue<readonly LoadedRule[], EventSource>;
+  private readonly pressure: QueuePressure;
+  private readonly queueLimit: number;
+  /** While enqueue() runs queued events itself (a full queue). */
+  private runningNow = false;
   private readonly inflightLimit: number;
   private inflight = 0;
   private active = false;
@@ -102,7 +112,12 @@ export class RuleEngine {
   constructor(private readonly o: RuleEngineOptions) {
     for (const a of BUILTIN_ACTIONS) this.actions.set(a.name, a);
     this.resourceTypes.set(webHookType.name, webHookType);
-    this.queue = new WorkQueue(o.queueLimit ?? 10000, (rules, src) => this.process(rules, src));
+    const limit = o.queueLimit ?? 10000;
+    this.queueLimit = limit;
+    this.pressure = new QueuePressure(Math.max(1, limit >> 1), limit >> 2);
+    this.queue = new WorkQueue(limit, (rules, src) => this.process(rules, src), {
+      afterTurn: () => this.pressure.update(this.queue.length),
+    });
     this.inflightLimit = o.inflightLimit ?? 10000;
     this.metrics = o.broker.metrics;
     this.resources = new ResourceManager(this.resourceTypes, o.logger, o.healthCheckMs ?? 10000);
@@ -149,6 +164,7 @@ export class RuleEngine {
     this.active = false;
     this.syncHooks();
     this.queue.clear();
+    this.pressure.update(0);
   }
 
   /** Reads the store and starts the resources; `alarms`/`stats` come from the node's sys. */
@@ -295,7 +311,9 @@ export class RuleEngine {
     if (hit.length === 0) return undefined;
     const chain = msg.headers?.[GUARD_HEADER] as readonly string[] | undefined;
     const rules = chain === undefined ? hit : hit.filter((r) => !chain.includes(r.id));
-    if (rules.length > 0) this.enqueue(rules, msg);
+    if (rules.length === 0) return undefined;
+    this.enqueue(rules, msg);
+    if (msg.qos > 0 && this.queue.length >= this.pressure.highWater) this.o.broker.congested = this.pressure;
     return undefined;
   };
 
@@ -323,6 +341,18 @@ export class RuleEngine {
 
   private enqueue(rules: readonly LoadedRule[], src: EventSource): void {
     if (this.queue.push(rules, src)) return;
+    // Full: whoever brings the event runs the oldest quarter now (back-pressure: a burst slows
+    // down to the pace of evaluation, nothing is lost). Not from inside such a run (an action's
+    // republish): that event fails instead.
+    if (!this.runningNow) {
+      this.runningNow = true;
+      try {
+        this.queue.runNow(Math.max(1, this.queueLimit >> 2));
+      } finally {
+        this.runningNow = false;
+      }
+      if (this.queue.push(rules, src)) return;
+    }
     for (const r of rules) this.failAll(r);
   }
 

@@ -61,7 +61,7 @@ describe("WorkQueue", () => {
     expect(seen).toEqual([1, 2, 3, 5]);
   });
 
-  it("keeps entries pushed while draining, and entries left behind a long drained prefix", async () => {
+  it("keeps entries pushed while draining", async () => {
     const seen: number[] = [];
     let q: WorkQueue<number, null>;
     q = new WorkQueue<number, null>(
@@ -80,6 +80,23 @@ describe("WorkQueue", () => {
     q.push(7, null);
     await settle(q);
     expect(seen.at(-1)).toBe(7);
+  });
+
+  it("keeps order when a full queue is run in part again and again (entries wrap around its ring)", () => {
+    const seen: number[] = [];
+    const q = new WorkQueue<number, string>(5, (a, b) => {
+      expect(b).toBe(`v${a}`);
+      seen.push(a);
+    });
+    let next = 0;
+    for (let round = 0; round < 40; round++) {
+      while (q.push(next, `v${next}`)) next++;
+      expect(q.length).toBe(5);
+      q.runNow(1 + (round % 3));
+    }
+    q.runNow(5);
+    expect(q.length).toBe(0);
+    expect(seen).toEqual([...Array(next).keys()]);
   });
 
   it("stops handing over when a handler clears it", async () => {

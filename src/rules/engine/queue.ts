@@ -5,8 +5,10 @@
 // and a turn that took only a fixed few hundred would let the queue fill while the broker is
 // merely busy. A push to a full queue is refused; the caller may then run the oldest entries at
 // once (runNow) and push again. An entry is two values kept side by side in one array (no object
-// per entry: entries wait across garbage collections); the array keeps its size between turns (an
-// emptied queue starts again at slot 0, nothing reallocated).
+// per entry: entries wait across garbage collections) in a ring (the session queue's), so taking
+// any number of entries off the front costs nothing for those left behind.
+
+import { MessageQueue } from "../../broker/session/message-queue.ts";
 
 export interface WorkQueueOptions {
   /** At most this many entries per turn (default: all queued). */
@@ -18,11 +20,8 @@ export interface WorkQueueOptions {
 }
 
 export class WorkQueue<A, B> {
-  private readonly items: unknown[] = [];
-  /** Slot of the first entry's first value. */
-  private head = 0;
-  /** Slot after the last entry. */
-  private tail = 0;
+  /** Each entry's two values side by side (never more than 2 * limit values). */
+  private readonly ring: MessageQueue<unknown>;
   private scheduled = false;
   private readonly batch: number;
   private readonly budgetMs: number;
@@ -33,25 +32,21 @@ export class WorkQueue<A, B> {
     private readonly handle: (a: A, b: B) => void,
     o: WorkQueueOptions = {},
   ) {
+    this.ring = new MessageQueue(2 * limit);
     this.batch = o.batch ?? Number.POSITIVE_INFINITY;
     this.budgetMs = o.budgetMs ?? 10;
     this.afterTurn = o.afterTurn;
   }
 
   get length(): number {
-    return (this.tail - this.head) >> 1;
+    return this.ring.length >> 1;
   }
 
   push(a: A, b: B): boolean {
-    if (this.tail - this.head >= 2 * this.limit) return false;
-    const t = this.tail;
-    const items = this.items;
-    if (t === items.length) items.push(a, b);
-    else {
-      items[t] = a;
-      items[t + 1] = b;
-    }
-    this.tail = t + 2;
+    const ring = this.ring;
+    if (ring.length >= 2 * this.limit) return false;
+    ring.push(a);
+    ring.push(b);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
@@ -68,7 +63,7 @@ export class WorkQueue<A, B> {
   private readonly drain = (): void => {
     this.scheduled = false;
     this.run(this.batch, performance.now() + this.budgetMs);
-    if (this.head !== this.tail && !this.scheduled) {
+    if (this.ring.length > 0 && !this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
     }
@@ -77,31 +72,20 @@ export class WorkQueue<A, B> {
 
   /** Hands over at most `max` entries queued before the call, until `deadline`. */
   private run(max: number, deadline: number): void {
-    const items = this.items;
-    const end = Math.min(this.tail, this.head + 2 * max);
+    const ring = this.ring;
+    let todo = Math.min(this.length, max);
     let n = 0;
-    // (A handler may clear the queue: the tail check stops the loop then.)
-    while (this.head < end && this.head < this.tail) {
+    // (A handler may clear the queue: the length check stops the loop then.)
+    while (todo > 0 && ring.length > 0) {
       if ((++n & 63) === 0 && performance.now() > deadline) break;
-      const i = this.head;
-      const a = items[i] as A;
-      const b = items[i + 1] as B;
-      items[i] = items[i + 1] = undefined;
-      this.head = i + 2;
+      todo--;
+      const a = ring.shift() as A;
+      const b = ring.shift() as B;
       this.handle(a, b);
-    }
-    if (this.head === this.tail) this.head = this.tail = 0;
-    else if (this.head > 8192) {
-      // Entries left behind a long drained prefix move to the front.
-      items.copyWithin(0, this.head, this.tail);
-      items.fill(undefined, this.tail - this.head, this.tail);
-      this.tail -= this.head;
-      this.head = 0;
     }
   }
 
   clear(): void {
-    this.items.length = 0;
-    this.head = this.tail = 0;
+    this.ring.clear();
   }
 }

@@ -20,6 +20,25 @@ describe("WorkQueue", () => {
     expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => [i, `v${i}`]));
   });
 
+  it("starts a turn once the callback that pushed returns and its ticks ran, before the next immediate", async () => {
+    const order: string[] = [];
+    const q = new WorkQueue<number, null>(100, (a) => order.push(`entry ${a}`));
+    // As a socket read: a callback of the event loop routes publishes (ticks flush the writes).
+    await new Promise<void>((done) =>
+      setImmediate(() => {
+        setImmediate(() => {
+          order.push("next immediate");
+          done();
+        });
+        process.nextTick(() => order.push("tick"));
+        q.push(1, null);
+        q.push(2, null);
+        order.push("pushed");
+      }),
+    );
+    expect(order).toEqual(["pushed", "tick", "entry 1", "entry 2", "next immediate"]);
+  });
+
   it("ends a turn once over its time budget (checked every 64 entries) and reports each turn", async () => {
     const seen: number[] = [];
     let turns = 0;

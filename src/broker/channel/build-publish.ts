@@ -95,6 +95,8 @@ const TP_BYTES = Buffer.from(TP_PLACEHOLDER, "latin1");
  */
 const TRACED = Symbol("traced-publish-bytes");
 type TracedTemplate = { bytes: Buffer; at: number };
+/** Buffer's native latin1 writer (present on every Buffer, missing from @types/node). */
+type LatinWritable = Buffer & { latin1Write(s: string, offset: number, length: number): number };
 type TracedCached = Message & { [TRACED]?: (TracedTemplate | undefined)[] };
 
 function tracedBytes(
@@ -116,11 +118,11 @@ function tracedBytes(
     cache[slot] = tpl;
   }
   if (tpl.at < 0) return null;
-  const out = Buffer.allocUnsafe(tpl.bytes.length);
+  const out = Buffer.allocUnsafe(tpl.bytes.length) as LatinWritable;
   out.set(tpl.bytes);
-  // 55 ASCII characters: a loop costs less than a native string write.
-  const at = tpl.at;
-  for (let i = 0; i < TP_LEN; i++) out[at + i] = traceparent.charCodeAt(i);
+  // The native write, not a charCodeAt loop: a traceparent is a concatenation (a rope), which
+  // a loop walks again for every character (measured: 300 ns against 80).
+  out.latin1Write(traceparent, tpl.at, TP_LEN);
   if (d.qos > 0) {
     out.writeUInt16BE(pid, afterTopic(out));
     if (dup) out[0] |= 0x08;

@@ -100,7 +100,9 @@ export function handleConnect(ch: Channel, p: IConnectPacket): void | Promise<vo
   if (ver === 5) {
     ch.clientMaxPacket = props?.maximumPacketSize ?? 0;
     ch.inAliases = new InboundAliases(zone.maxTopicAlias);
-    ch.outAliases = new OutboundAliases(props?.topicAliasMaximum ?? 0);
+    // None when the client takes no aliases: its PUBLISH bytes may then be shared (build-publish.ts).
+    const aliasMax = props?.topicAliasMaximum ?? 0;
+    ch.outAliases = aliasMax > 0 ? new OutboundAliases(aliasMax) : null;
   }
 
   ch.broker.hooks.run("client.connect", ch.client, props as Record<string, unknown> | undefined);

@@ -41,6 +41,37 @@ describe("5.0 Maximum Packet Size of the client", () => {
   });
 });
 
+describe("5.0 outbound Topic Alias (3.3.2.3.4)", () => {
+  const node = useNode();
+
+  it("aliases a topic only for a client that allows it; a client without Topic Alias Maximum gets no alias table", async () => {
+    const topic = `alias/${uid()}`;
+    const { raw: withAliases } = await Raw.connect(node(), 5, {
+      clientId: "al-yes",
+      properties: { topicAliasMaximum: 2 },
+    });
+    const { raw: without } = await Raw.connect(node(), 5, { clientId: "al-no" });
+    await withAliases.subscribe(topic, 0);
+    await without.subscribe(topic, 0);
+    // Without a table, a 5.0 delivery without per-subscriber properties shares the message's bytes.
+    expect(node().broker.sessions.channel("al-no")?.outAliases).toBeNull();
+    expect(node().broker.sessions.channel("al-yes")?.outAliases).not.toBeNull();
+    const pub = await connect(node(), 5);
+    await pub.c.publishAsync(topic, "one");
+    await pub.c.publishAsync(topic, "two");
+    const [a1, a2] = [await withAliases.nextPublish(), await withAliases.nextPublish()];
+    expect([a1.topic, a1.properties?.topicAlias, a2.topic, a2.properties?.topicAlias]).toEqual([topic, 1, "", 1]);
+    const [b1, b2] = [await without.nextPublish(), await without.nextPublish()];
+    expect([b1.topic, b1.properties?.topicAlias, b2.topic, b2.properties?.topicAlias]).toEqual([
+      topic,
+      undefined,
+      topic,
+      undefined,
+    ]);
+    expect([b1, b2].map((p) => p.payload.toString())).toEqual(["one", "two"]);
+  });
+});
+
 describe.each([4, 5] as const)("mqtt.max_packet_size = 1KB, protocol %i", (v: Proto) => {
   const node = useNode({ "mqtt.max_packet_size": "1KB" });
 

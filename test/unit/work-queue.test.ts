@@ -39,6 +39,23 @@ describe("WorkQueue", () => {
     expect(order).toEqual(["pushed", "tick", "entry 1", "entry 2", "next immediate"]);
   });
 
+  it("runs what a handler queues in a later turn, after the immediates already waiting (I/O in between)", async () => {
+    const order: string[] = [];
+    let q: WorkQueue<number, null>;
+    q = new WorkQueue<number, null>(100, (a) => {
+      order.push(`entry ${a}`);
+      if (a < 3) q.push(a + 1, null);
+    });
+    await new Promise<void>((done) =>
+      setImmediate(() => {
+        q.push(1, null);
+        setImmediate(() => order.push("immediate"));
+        setImmediate(() => setImmediate(() => setImmediate(done)));
+      }),
+    );
+    expect(order).toEqual(["entry 1", "immediate", "entry 2", "entry 3"]);
+  });
+
   it("ends a turn once over its time budget (checked every 64 entries) and reports each turn", async () => {
     const seen: number[] = [];
     let turns = 0;

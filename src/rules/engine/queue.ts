@@ -4,11 +4,12 @@
 // corked writes flushed by the ticks before it), while the events and their messages are young; a
 // setImmediate turn would wait for a whole poll phase of reads, whose thousands of messages then
 // outlive garbage collections (measured: about twice the scavenge time in a QoS 0 flood). Each
-// turn hands over everything queued before it began, for at most `budgetMs`; the rest waits for
-// setImmediate turns (the event loop runs in between). A push to a full queue is refused; the
-// caller may then run the oldest entries at once (runNow) and push again. An entry is two values
-// kept side by side (no object per entry) in a ring (the session queue's), so taking any number of
-// entries off the front costs nothing for those left behind.
+// turn hands over everything queued before it began, for at most `budgetMs`; the rest, and what
+// the handlers queue meanwhile, waits for setImmediate turns (the event loop runs in between: a
+// chain of events making events never holds I/O up for more than one budget). A push to a full
+// queue is refused; the caller may then run the oldest entries at once (runNow) and push again.
+// An entry is two values kept side by side (no object per entry) in a ring (the session queue's),
+// so taking any number of entries off the front costs nothing for those left behind.
 
 import { MessageQueue } from "../../broker/session/message-queue.ts";
 
@@ -25,6 +26,8 @@ export class WorkQueue<A, B> {
   /** Each entry's two values side by side (never more than 2 * limit values). */
   private readonly ring: MessageQueue<unknown>;
   private scheduled = false;
+  /** While a turn hands entries over. */
+  private inTurn = false;
   private readonly batch: number;
   private readonly budgetMs: number;
   private readonly afterTurn: (() => void) | undefined;
@@ -51,7 +54,9 @@ export class WorkQueue<A, B> {
     ring.push(b);
     if (!this.scheduled) {
       this.scheduled = true;
-      queueMicrotask(this.drain);
+      // From inside a turn (an action's event): the next turn comes after I/O, never right after.
+      if (this.inTurn) setImmediate(this.drain);
+      else queueMicrotask(this.drain);
     }
     return true;
   }
@@ -64,7 +69,12 @@ export class WorkQueue<A, B> {
 
   private readonly drain = (): void => {
     this.scheduled = false;
-    this.run(this.batch, performance.now() + this.budgetMs);
+    this.inTurn = true;
+    try {
+      this.run(this.batch, performance.now() + this.budgetMs);
+    } finally {
+      this.inTurn = false;
+    }
     if (this.ring.length > 0 && !this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);

@@ -396,7 +396,7 @@ export class ClusterNode implements ClusterPort {
     if (tracing !== null) out = tracing.forward(out, node);
     if (this.link.forward(node, out)) {
       this.fwdCount++;
-      if (msg.qos > 0 && this.link.queuedMessages(node) > LINK_HIGH_WATER) this.congestedLink(node);
+      if (this.link.queuedMessages(node) > LINK_HIGH_WATER) this.congestedLink(node);
     } else if (msg.qos > 0) {
       this.o.logger.warn({ peer: node, topic: msg.topic }, "link queue full: QoS 1/2 message dropped");
     }
@@ -405,9 +405,12 @@ export class ClusterNode implements ClusterPort {
   // ---- back-pressure across nodes ------------------------------------------------------------
   //
   // A node accepts publishes faster than another node may take them. While the link queue to a
-  // node is over LINK_HIGH_WATER, the acknowledgements of QoS 1/2 publishes forwarded to it are
-  // held (broker.congested, as for a congested local subscriber), so publishers with a bounded
-  // window slow to the link's pace instead of overflowing its queue; released below the low mark.
+  // node is over LINK_HIGH_WATER, the publishers whose messages go to it are held back
+  // (broker.congested): the acknowledgements of QoS 1/2 publishes wait, as for a congested local
+  // subscriber, and a QoS 0 publisher's connection stops reading (as the family suspends a
+  // publisher on a busy distribution port), so publishers slow to the link's pace instead of
+  // overflowing its queue (QoS 0 dropped) and spending this node's CPU on messages it cannot
+  // forward; released below the low mark.
 
   private readonly holders = new Map<string, (() => void)[]>();
   private readonly pausedPeers = new Set<string>();
@@ -426,6 +429,13 @@ export class ClusterNode implements ClusterPort {
         this.holdTimer ??= setInterval(() => this.releaseHeld(), 2);
       },
     };
+  }
+
+  /** Publishes held back by congested links right now (QoS 1/2 acknowledgements, QoS 0 readers). */
+  heldPublishers(): number {
+    let n = 0;
+    for (const list of this.holders.values()) n += list.length;
+    return n;
   }
 
   private releaseHeld(): void {

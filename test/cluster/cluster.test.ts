@@ -89,6 +89,36 @@ describeEtcd("cluster of three nodes on etcd", provider, (etcdProvider) => {
     expect(n1.broker.metrics.get("messages.forward") - forwardedBefore).toBe(2);
   });
 
+  it("holds a QoS 0 publisher back while the link to its subscribers' node is congested, and loses nothing", async () => {
+    const [n1, n2] = nodes;
+    const topic = "bp/q0";
+    const sub = await client(n2, "bp-sub");
+    let got = 0;
+    sub.on("message", () => got++);
+    await sub.subscribeAsync(topic, { qos: 0 });
+    await routed(topic, n2);
+    const pub = await client(n1, "bp-pub", 4);
+    const link1 = n1.cluster?.link;
+    const link2 = n2.cluster?.link;
+    if (link1 === undefined || link2 === undefined) throw new Error("no cluster link");
+    const droppedBefore = link1.stats().dropped;
+    // n2 reads nothing from n1 meanwhile: n1's queue to n2 passes its high water mark (2,000).
+    link2.pausePeer(n1.broker.nodeName);
+    const N = 30_000;
+    const payload = Buffer.alloc(2048, 7);
+    for (let i = 0; i < N; i++) pub.publish(topic, payload, { qos: 0 });
+    // The publisher is held once n1's queue to n2 passes its high water mark (2,000); without the
+    // hold, n1 would read on and drop what its bounded queue (16 MiB: about 8,000 of these) cannot take.
+    const c1 = n1.cluster;
+    if (c1 === undefined || c1 === null) throw new Error("no cluster");
+    await until(() => c1.heldPublishers() > 0 || link1.stats().dropped > droppedBefore, "publisher held or drops");
+    expect(link1.stats().dropped).toBe(droppedBefore);
+    expect(link1.queuedMessages(n2.broker.nodeName)).toBeLessThan(2100);
+    link2.resumePeer(n1.broker.nodeName);
+    await until(() => got === N, `all ${N} delivered`, 30_000);
+    expect(link1.stats().dropped).toBe(droppedBefore);
+  });
+
   it("routes wildcard filters across nodes", async () => {
     const [n1, n2] = nodes;
     const s = await client(n2, "wild-sub");

@@ -80,7 +80,7 @@ export function handlePublish(ch: Channel, p: IPublishPacket): void | Promise<vo
   return publishChecked(ch, p, topic, acl);
 }
 
-function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclResult): void {
+function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclResult): void | Promise<void> {
   if (ch.state !== "connected") return;
   const m = ch.broker.metrics;
   if (acl === "deny") {
@@ -112,7 +112,12 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
     properties: props,
   });
   const n = ch.broker.publish(msg, true);
-  if (p.qos === 0) return;
+  if (p.qos === 0) {
+    // Ingress back-pressure without an acknowledgement to hold (a congested link to another node,
+    // the one holder QoS 0 sets): this connection reads nothing more until it has caught up.
+    const held = ch.broker.congested;
+    return held === null ? undefined : new Promise<void>((resume) => held.holdAck(resume));
+  }
   const rc = n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS;
   const congested = ch.broker.congested;
   if (congested !== null && congested !== ch.session) {

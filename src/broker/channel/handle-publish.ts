@@ -112,14 +112,13 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
     properties: props,
   });
   const n = ch.broker.publish(msg, true);
+  const congested = ch.broker.congested;
   if (p.qos === 0) {
     // Ingress back-pressure without an acknowledgement to hold (a congested link to another node,
     // the one holder QoS 0 sets): this connection reads nothing more until it has caught up.
-    const held = ch.broker.congested;
-    return held === null ? undefined : new Promise<void>((resume) => held.holdAck(resume));
+    return congested === null ? undefined : new Promise<void>((resume) => congested.holdAck(resume));
   }
   const rc = n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS;
-  const congested = ch.broker.congested;
   if (congested !== null && congested !== ch.session) {
     // Ingress back-pressure: acknowledge once the congested subscriber has caught up.
     congested.holdAck(() => {

@@ -20,8 +20,9 @@ export const ALL_PEERS = ["svc", "aedes", "mosquitto"];
  * protobuf exporter sends to a sink in the bench process that answers 200 (spans really built,
  * batched, encoded and sent), with OTEL_TRACES_SAMPLER=parentbased_traceidratio at this ratio. The
  * table's "svc vs svc-traceN" ratio is then the throughput without tracing over the one with it.
+ * svc-trace0 samples nothing: the cost of tracing being on (SDK loaded, one draw per publish).
  */
-export const TRACING_PEERS = { "svc-trace1": 0.01, "svc-trace100": 1 };
+export const TRACING_PEERS = { "svc-trace0": 0, "svc-trace1": 0.01, "svc-trace100": 1 };
 
 /**
  * svc-rules10 (named in --peers only): svc with 10 enabled rules created through the management

@@ -4,10 +4,11 @@
 // any other finished span; they reach the processors through the SpanRecorder main.ts passes.
 // - FacadeSpan: a live span (the API's Span interface: attributes, events, status, end), made only
 //   where the facade took the sampling decision itself (tracing.ts), e.g. `publish` and `dispatch`.
-// - RecordedSpan: a finished span of zero duration (`deliver`, `ack`), whose attributes come in two
-//   parts: one object many spans share (the message's) and the span's own. `attributes` merges them
-//   when someone reads it; the OTLP encoder reads `attributeParts` and encodes the shared part
-//   once per request.
+// - RecordedSpan: a finished span of zero duration (`deliver`, `ack`).
+// Both may keep their attributes in parts: objects many spans share (the node's constant
+// attributes of an operation, a message's) and the span's own. `attributes` merges them when
+// someone reads it; the OTLP encoder reads `attributeParts` and encodes each shared object once
+// per request.
 
 import { randomFillSync } from "node:crypto";
 import type {
@@ -138,9 +139,19 @@ interface TimedEvent {
 
 // ---- the spans ----
 
+/** The attributes of `parts` merged in order (the SDK's view of a span kept in parts). */
+function merged(shared: readonly Attributes[], own: Attributes): Attributes {
+  const out: Attributes = {};
+  for (const part of shared) Object.assign(out, part);
+  return Object.assign(out, own);
+}
+
 /** A live span recorded by the facade (see the file comment). */
 export class FacadeSpan implements Span {
-  attributes: Attributes = {};
+  /** The span's own attributes (all of them unless it shares parts: attributeParts). */
+  private own: Attributes = {};
+  /** Shared attribute objects, then `own`, while the span keeps its attributes in parts. */
+  attributeParts: readonly [readonly Attributes[], Attributes] | undefined = undefined;
   events: TimedEvent[] = NO_EVENTS as unknown as TimedEvent[];
   links: Link[] = NO_EVENTS as unknown as Link[];
   status: SpanStatus = STATUS_UNSET;
@@ -174,9 +185,20 @@ export class FacadeSpan implements Span {
     return this.context;
   }
 
+  get attributes(): Attributes {
+    const parts = this.attributeParts;
+    return parts === undefined ? this.own : merged(parts[0], this.own);
+  }
+
   setAttribute(key: string, value: AttributeValue): this {
     if (this.ended) return this;
-    const n = putAttribute(this.attributes, this.attributeCount, key, value);
+    const parts = this.attributeParts;
+    if (parts?.[0].some((p) => Object.hasOwn(p, key))) {
+      // A key of a shared object: the span's attributes become one object of its own.
+      this.own = merged(parts[0], this.own);
+      this.attributeParts = undefined;
+    }
+    const n = putAttribute(this.own, this.attributeCount, key, value);
     if (n < 0) this.droppedAttributesCount++;
     else this.attributeCount = n;
     return this;
@@ -188,16 +210,17 @@ export class FacadeSpan implements Span {
   }
 
   /**
-   * Takes `attributes` (an object of the caller's, given up to the span) as the span's first
-   * attributes, without checking each: the caller guarantees plain keys and primitive values. False
-   * (nothing done) when the span has attributes already, has ended, or the object is over the limit.
+   * Takes `shared` (objects many spans share, never modified after) as the span's first
+   * attributes, without copying or checking them: the caller guarantees plain keys, distinct
+   * across the objects, and primitive values. False (nothing done) when the span has attributes
+   * already, has ended, or the objects are over the limit.
    */
-  adoptAttributes(attributes: Record<string, string | number | boolean>): boolean {
+  shareAttributes(shared: readonly Record<string, string | number | boolean>[]): boolean {
     if (this.ended || this.attributeCount !== 0) return false;
     let n = 0;
-    for (const _ in attributes) n++;
+    for (const part of shared) for (const _ in part) n++;
     if (n > LIMIT) return false;
-    this.attributes = attributes;
+    this.attributeParts = [shared, this.own];
     this.attributeCount = n;
     return true;
   }
@@ -282,8 +305,8 @@ export class RecordedSpan {
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  /** The attributes: those many spans share (one object), then the span's own (keys distinct). */
-  readonly attributeParts: readonly [Attributes, Attributes];
+  /** The attributes: objects many spans share, then the span's own (keys distinct). */
+  readonly attributeParts: readonly [readonly Attributes[], Attributes];
   private merged: Attributes | undefined;
 
   constructor(
@@ -292,7 +315,7 @@ export class RecordedSpan {
     private readonly context: SpanContext,
     readonly parentSpanContext: SpanContext,
     readonly startTime: HrTime,
-    shared: Attributes,
+    shared: readonly Attributes[],
     own: Attributes,
     readonly resource: unknown,
     readonly instrumentationScope: { name: string; version?: string },
@@ -304,7 +327,7 @@ export class RecordedSpan {
     return this.context;
   }
   get attributes(): Attributes {
-    this.merged ??= { ...this.attributeParts[0], ...this.attributeParts[1] };
+    this.merged ??= merged(this.attributeParts[0], this.attributeParts[1]);
     return this.merged;
   }
   get endTime(): HrTime {

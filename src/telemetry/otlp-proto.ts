@@ -172,7 +172,7 @@ function sizeSpan(span: OtlpSpan): number {
   if (kind !== 0) size += 1 + varint64Size(kind);
   size += 18; // start and end times
   const parts = span.attributeParts;
-  if (parts !== undefined) size += sharedPart(parts[0]).length + sizeAttributes(parts[1]);
+  if (parts !== undefined) size += sharedSize(parts[0]) + sizeAttributes(parts[1]);
   else if (span.attributes) size += sizeAttributes(span.attributes);
   size += 1 + varint64Size(span.droppedAttributesCount || 0);
   for (const event of span.events) size += delimited(sizeEvent(event));
@@ -265,7 +265,8 @@ function writeRepeatedId(tag: number, hex: string, last: { hex: string; bytes: U
     writeId(tag, hex);
     if (n === last.bytes.length) {
       last.hex = hex;
-      last.bytes.set(out.subarray(pos - n, pos));
+      const bytes = last.bytes;
+      for (let i = 0; i < n; i++) bytes[i] = out[pos - n + i];
     }
     return;
   }
@@ -404,7 +405,7 @@ function writeSpan(span: OtlpSpan): void {
   writeTime(span.endTime);
   const parts = span.attributeParts;
   if (parts !== undefined) {
-    writeBytes(sharedPart(parts[0]));
+    writeShared(parts[0]);
     writeAttributes(0x4a, parts[1]);
   } else if (span.attributes) writeAttributes(0x4a, span.attributes);
   out[pos++] = 0x50;
@@ -558,30 +559,44 @@ const NO_PARTS = new Map<object, Uint8Array>();
 /** The shared attribute parts of the request being encoded: their Span.attributes fields. */
 let sharedParts = NO_PARTS;
 
-function sharedPart(attributes: OtlpAttributes): Uint8Array {
-  return sharedParts.get(attributes) as Uint8Array;
+/** The size of a span's shared attribute parts, as encoded (their Span.attributes fields). */
+function sharedSize(shared: readonly OtlpAttributes[]): number {
+  let size = 0;
+  for (let i = 0; i < shared.length; i++) size += (sharedParts.get(shared[i]) as Uint8Array).length;
+  return size;
+}
+
+function writeShared(shared: readonly OtlpAttributes[]): void {
+  for (let i = 0; i < shared.length; i++) writeBytes(sharedParts.get(shared[i]) as Uint8Array);
 }
 
 /** Encodes each distinct shared part of `spans` (before the request's passes: encodeAlone). */
 function encodeSharedParts(spans: readonly OtlpSpan[]): Map<object, Uint8Array> {
-  let parts = NO_PARTS;
+  const parts = new Map<object, Uint8Array>();
   for (const span of spans) {
     const shared = span.attributeParts?.[0];
-    if (shared === undefined || parts.has(shared)) continue;
-    if (parts === NO_PARTS) parts = new Map();
-    addSharedPart(parts, shared);
+    if (shared !== undefined) addSharedParts(parts, shared);
   }
   return parts;
 }
 
-function addSharedPart(parts: Map<object, Uint8Array>, shared: OtlpAttributes): void {
-  parts.set(
-    shared,
-    encodeAlone(
-      () => sizeAttributes(shared),
-      () => writeAttributes(0x4a, shared),
-    ),
-  );
+/** Encodes the parts of `shared` that `parts` does not hold yet (between encodings: encodeAlone). */
+function addSharedParts(parts: Map<object, Uint8Array>, shared: readonly OtlpAttributes[]): void {
+  for (let i = 0; i < shared.length; i++) {
+    const part = shared[i];
+    if (!parts.has(part)) parts.set(part, encodePart(part));
+  }
+}
+
+/** A shared part's Span.attributes fields (encodeAlone without its two closures: once per message). */
+function encodePart(part: OtlpAttributes): Uint8Array {
+  top = 0;
+  next = 0;
+  const total = sizeAttributes(part);
+  out = Buffer.allocUnsafe(total) as WritableBuffer;
+  pos = 0;
+  writeAttributes(0x4a, part);
+  return finish(total);
 }
 
 // ---- one span at a time (otlp-batch.ts: spans encoded as they end) ----
@@ -598,28 +613,26 @@ export class SpanFields {
  * as it batches (the parts of one request).
  */
 export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: Map<object, Uint8Array>): void {
-  const part = span.attributeParts?.[0];
-  if (part !== undefined && !shared.has(part)) addSharedPart(shared, part);
-  const t = part === undefined ? null : templateOf(span, part);
+  const parts = span.attributeParts;
   sharedParts = shared;
   try {
+    const t = parts === undefined ? null : templateOf(span, parts[0]);
+    if (parts !== undefined && t === null) addSharedParts(shared, parts[0]);
     top = 0;
     next = 0;
     const start = into.len;
     let content: number;
     let ownPart: OtlpAttributes = {};
-    let sharedBytes: Uint8Array = EMPTY;
     if (t === null) content = sizeSpan(span);
     else {
       // The span's own fields: its id, times and own attributes; the rest is the template's.
-      ownPart = (span.attributeParts as readonly [OtlpAttributes, OtlpAttributes])[1];
-      sharedBytes = sharedPart(t.shared);
+      ownPart = (parts as readonly [readonly OtlpAttributes[], OtlpAttributes])[1];
       content =
         t.before.length +
         idSize(span.spanContext().spanId) +
         t.middle.length +
         18 +
-        sharedBytes.length +
+        t.sharedBytes.length +
         sizeAttributes(ownPart) +
         t.after.length;
     }
@@ -642,7 +655,7 @@ export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: Map<ob
       writeTime(span.startTime);
       out[pos++] = 0x41;
       writeTime(span.endTime);
-      writeBytes(sharedBytes);
+      writeBytes(t.sharedBytes);
       writeAttributes(0x4a, ownPart);
       writeBytes(t.after);
     }
@@ -654,49 +667,72 @@ export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: Map<ob
   }
 }
 
+/** What the spans of a run have in common besides their encoding (a traced message's deliver spans). */
+interface RunKey {
+  traceId: string;
+  traceFlags: number;
+  parent: OtlpSpan["parentSpanContext"];
+  name: string;
+  kind: number;
+  shared: readonly OtlpAttributes[];
+}
+
 /**
  * The fields a run of spans has in common, encoded (a traced message's deliver spans differ only
  * in span id, times and own attributes): the trace id field before the span id, the parent id,
- * name and kind fields after it, and everything after the attributes (no events, links or drops,
- * status unset, the flags).
+ * name and kind fields after it, the shared attributes' fields, and everything after the
+ * attributes (no events, links or drops, status unset, the flags).
  */
-interface SpanTemplate {
-  readonly traceId: string;
-  readonly traceFlags: number;
-  readonly parent: OtlpSpan["parentSpanContext"];
-  readonly name: string;
-  readonly kind: number;
-  readonly shared: OtlpAttributes;
+interface SpanTemplate extends Readonly<RunKey> {
   readonly before: Uint8Array;
   readonly middle: Uint8Array;
+  readonly sharedBytes: Uint8Array;
   readonly after: Uint8Array;
 }
 
 /** The last template made (the spans of one message come one after another). */
 let template: SpanTemplate | null = null;
+/** The run of the last span that found no template: a template is made for the next span of it. */
+const previous: RunKey = { traceId: "", traceFlags: 0, parent: undefined, name: "", kind: 0, shared: [] };
+
+/** Whether `span` (with `shared`) is of the run `r`. */
+function sameRun(r: Readonly<RunKey>, span: OtlpSpan, shared: readonly OtlpAttributes[]): boolean {
+  const ctx = span.spanContext();
+  return (
+    r.shared === shared &&
+    r.parent === span.parentSpanContext &&
+    r.name === span.name &&
+    r.kind === span.kind &&
+    r.traceId === ctx.traceId &&
+    r.traceFlags === ctx.traceFlags
+  );
+}
 
 /**
- * The template of `span` when its shape allows one: shared attributes, no trace state, events,
- * links, drops or status. Made between encodings (encodeAlone), kept for the spans that follow.
+ * The template of `span` when its shape allows one (shared attributes, no trace state, events,
+ * links, drops or status) and it is at least the second span of its run: for the first, a
+ * template would cost more than it saves (a message with one delivery). Made between encodings
+ * (encodeAlone), its shared attributes encoded into the request's parts, kept for the spans that
+ * follow.
  */
-function templateOf(span: OtlpSpan, shared: OtlpAttributes): SpanTemplate | null {
+function templateOf(span: OtlpSpan, shared: readonly OtlpAttributes[]): SpanTemplate | null {
   const ctx = span.spanContext();
-  const parent = span.parentSpanContext;
   if (ctx.traceState !== undefined || span.events.length > 0 || span.links.length > 0 || !plain(span)) return null;
   const t = template;
-  if (
-    t !== null &&
-    t.shared === shared &&
-    t.parent === parent &&
-    t.name === span.name &&
-    t.kind === span.kind &&
-    t.traceId === ctx.traceId &&
-    t.traceFlags === ctx.traceFlags
-  ) {
-    return t;
+  if (t !== null && sameRun(t, span, shared)) return t;
+  if (!sameRun(previous, span, shared)) {
+    previous.traceId = ctx.traceId;
+    previous.traceFlags = ctx.traceFlags;
+    previous.parent = span.parentSpanContext;
+    previous.name = span.name;
+    previous.kind = span.kind;
+    previous.shared = shared;
+    return null;
   }
+  const parent = span.parentSpanContext;
   const kind = span.kind == null ? 0 : span.kind + 1;
   const parentId = parent?.spanId;
+  addSharedParts(sharedParts, shared);
   const made: SpanTemplate = {
     traceId: ctx.traceId,
     traceFlags: ctx.traceFlags,
@@ -718,6 +754,10 @@ function templateOf(span: OtlpSpan, shared: OtlpAttributes): SpanTemplate | null
           writeVarint64(kind);
         }
       },
+    ),
+    sharedBytes: encodeAlone(
+      () => sharedSize(shared),
+      () => writeShared(shared),
     ),
     after: encodeAlone(
       () => 16,

@@ -52,11 +52,12 @@ export interface OtlpSpan {
   readonly status: { readonly code: number; readonly message?: string };
   readonly attributes: OtlpAttributes;
   /**
-   * The attributes in two parts, when the span keeps them so (the facade's RecordedSpan): an
-   * object many spans share, then the span's own, with distinct keys; `attributes` is the two
-   * merged in this order. The encoder encodes a shared part once per request.
+   * The attributes in parts, when the span keeps them so (the facade's spans): objects many spans
+   * share (a node's constant attributes, a message's), then the span's own, with distinct keys;
+   * `attributes` is them all merged in this order. The encoder encodes each shared object once per
+   * request, and a run of spans with the same array of shared objects shares one template.
    */
-  readonly attributeParts?: readonly [OtlpAttributes, OtlpAttributes];
+  readonly attributeParts?: readonly [readonly OtlpAttributes[], OtlpAttributes];
   readonly events: readonly OtlpEvent[];
   readonly links: readonly OtlpLink[];
   readonly droppedAttributesCount: number;

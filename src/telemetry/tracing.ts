@@ -241,7 +241,7 @@ export class Tracing {
   /**
    * Records a finished, zero-length child of a sampled `parent` (a span context from contextOf())
    * and answers its span context; undefined when the sampler drops it. Its attributes are `shared`
-   * (an object many spans share, such as a message's) and then its `own`. With a recorder and a
+   * (objects many spans share, such as a message's) and then its `own`. With a recorder and a
    * parent-based sampler (the default) no SDK span is made: the hot-path form for per-subscriber
    * spans.
    */
@@ -249,7 +249,7 @@ export class Tracing {
     name: string,
     parent: SpanContext,
     kind: SpanKindName,
-    shared: Attributes,
+    shared: readonly Attributes[],
     own: Attributes = NO_ATTRIBUTES,
   ): SpanContext | undefined {
     const r = this.recorder;
@@ -263,7 +263,8 @@ export class Tracing {
     const ctx = this.otel.trace.setSpanContext(this.otel.ROOT_CONTEXT, parent);
     const span = this.tracer.startSpan(name, this.kindOnly[kind], ctx);
     if (!span.isRecording()) return undefined;
-    span.setAttributes(shared).setAttributes(own);
+    for (const part of shared) span.setAttributes(part);
+    span.setAttributes(own);
     span.end();
     return span.spanContext();
   }
@@ -281,11 +282,13 @@ export class Tracing {
   }
 
   /**
-   * Sets attributes the caller made for `span` alone (plain keys, primitive values): a span the
-   * facade recorded takes the object as it is, any other span checks each.
+   * Sets attributes the caller shares between spans and never modifies (plain keys distinct across
+   * the objects, primitive values): a span the facade recorded keeps the objects as they are, any
+   * other span copies and checks each attribute.
    */
-  setKnownAttributes(span: Span, attributes: Record<string, string | number | boolean>): void {
-    if (!(span instanceof FacadeSpan && span.adoptAttributes(attributes))) span.setAttributes(attributes);
+  setSharedAttributes(span: Span, shared: readonly Record<string, string | number | boolean>[]): void {
+    if (span instanceof FacadeSpan && span.shareAttributes(shared)) return;
+    for (const part of shared) span.setAttributes(part);
   }
 
   /** Runs `fn` with `span` active (log lines and child spans see it). */

@@ -37,13 +37,18 @@ const SERVER_ROOT = Object.freeze({ kind: "server" as const, parent: null });
 /** Per traced message, on its headers object (not a WeakMap: ephemerons are costly to collect). */
 const STATE = Symbol("tracing");
 
+type Attrs = Record<string, string | number | boolean>;
+
 interface DeliverState {
   /** Deliver spans made so far. */
   n: number;
   carrier: TraceCarrier;
   parent: SpanContext | undefined;
   name: string;
-  attrs: Record<string, string | number | boolean>;
+  /** The message's attributes (messageAttrs), shared by all its spans. */
+  message: Attrs;
+  /** The deliver spans' shared attributes: the operation's, then the message's. */
+  shared: readonly Attrs[];
   /** Traced QoS 1/2 deliveries awaiting their acknowledgement, per client id. */
   acks?: Map<string, { parent: SpanContext; qos: QoS }>;
 }
@@ -65,11 +70,28 @@ function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): R
 export class BrokerTracing implements TracingPort {
   /** Open CONNECT spans (and their authenticate child) per connecting client. */
   private readonly connects = new WeakMap<ClientInfo, { span: Span; auth: Span | undefined }>();
+  /** The attributes of each operation's spans that do not depend on the message (made once). */
+  private readonly ops: Record<"publish" | "dispatch" | "deliver" | "ack" | "forward", Attrs>;
 
   constructor(
     private readonly t: Tracing,
     private readonly nodeName: string,
-  ) {}
+  ) {
+    const op = (operation: string, type: string): Attrs =>
+      Object.freeze({
+        "messaging.system": MESSAGING_SYSTEM,
+        "messaging.operation.name": operation,
+        "messaging.operation.type": type,
+        "svc.node": nodeName,
+      });
+    this.ops = {
+      publish: op("publish", "receive"),
+      dispatch: op("dispatch", "process"),
+      deliver: op("deliver", "send"),
+      ack: op("ack", "settle"),
+      forward: op("forward", "send"),
+    };
+  }
 
   /** Sets the broker's tracing port and adds the connection hooks. */
   attach(broker: Broker): void {
@@ -86,23 +108,25 @@ export class BrokerTracing implements TracingPort {
     broker.hooks.removeOwner(OWNER);
   }
 
-  private attrs(msg: Message, operation: string, type: string): Record<string, string | number | boolean> {
+  /** The attributes of a message's spans that depend on the message (one object per traced message). */
+  private messageAttrs(msg: Message): Attrs {
     return {
-      "messaging.system": MESSAGING_SYSTEM,
-      "messaging.operation.name": operation,
       "messaging.destination.name": msg.topic,
       "messaging.message.body.size": msg.payload.length,
       "messaging.mqtt.qos": msg.qos,
       "messaging.mqtt.retain": msg.retain,
       "messaging.client.id": msg.from,
-      "svc.node": this.nodeName,
-      "messaging.operation.type": type,
     };
   }
 
   /** The deliver spans' state of a traced message under `parent` (the context `carrier` holds). */
-  private deliverState(msg: Message, carrier: TraceCarrier, parent: SpanContext | undefined): DeliverState {
-    return { n: 0, carrier, parent, name: `deliver ${msg.topic}`, attrs: this.attrs(msg, "deliver", "send") };
+  private deliverState(
+    msg: Message,
+    message: Attrs,
+    carrier: TraceCarrier,
+    parent: SpanContext | undefined,
+  ): DeliverState {
+    return { n: 0, carrier, parent, name: `deliver ${msg.topic}`, message, shared: [this.ops.deliver, message] };
   }
 
   publish(msg: Message, route: (msg: Message) => number, received: boolean): number {
@@ -121,26 +145,22 @@ export class BrokerTracing implements TracingPort {
           : this.t.startSampled("publish ", msg.topic, SERVER_IN_CONTEXT);
     if (span === undefined) return route(msg);
     // Attributes only on sampled spans (an unsampled publish builds nothing).
-    return this.deliverInside(span, msg, "publish", "receive", route);
+    return this.deliverInside(span, msg, this.ops.publish, route);
   }
 
   /**
    * Runs the deliveries of `msg` (`run`) inside its sampled publish or dispatch span: the message
    * carries the span's context to its subscribers, and the span counts the deliveries.
    */
-  private deliverInside(
-    span: Span,
-    msg: Message,
-    operation: string,
-    type: string,
-    run: (msg: Message) => number,
-  ): number {
-    this.t.setKnownAttributes(span, this.attrs(msg, operation, type));
+  private deliverInside(span: Span, msg: Message, operation: Attrs, run: (msg: Message) => number): number {
+    // The message's attributes: one object for this span and its deliver and ack spans.
+    const message = this.messageAttrs(msg);
+    this.t.setSharedAttributes(span, [operation, message]);
     const sc = span.spanContext();
     const carrier = this.t.carrierOfContext(sc);
     const headers: TracedHeaders = withCarrier(msg.headers, carrier);
     // The deliveries' parent is this span (known here: no traceparent to parse per message).
-    attachState(headers, this.deliverState(msg, carrier, sc));
+    attachState(headers, this.deliverState(msg, message, carrier, sc));
     msg.headers = headers;
     try {
       const n = this.t.with(span, run, msg);
@@ -160,7 +180,7 @@ export class BrokerTracing implements TracingPort {
     const span = this.t.start(`forward ${msg.topic}`, {
       kind: "producer",
       parent,
-      attributes: { ...this.attrs(msg, "forward", "send"), "svc.peer": node },
+      attributes: { ...this.ops.forward, ...this.messageAttrs(msg), "svc.peer": node },
     });
     span.end();
     return { ...msg, headers: withCarrier(msg.headers, this.t.carrier(span)) };
@@ -171,7 +191,7 @@ export class BrokerTracing implements TracingPort {
     if (parent === undefined) return run(msg);
     const span = this.t.startSampled("dispatch ", msg.topic, { kind: "consumer", parent });
     if (span === undefined) return run(msg);
-    return this.deliverInside(span, msg, "dispatch", "process", run);
+    return this.deliverInside(span, msg, this.ops.dispatch, run);
   }
 
   deliver(msg: Message, clientId: string, qos: QoS, carrier: boolean): Record<string, string> | null {
@@ -183,7 +203,7 @@ export class BrokerTracing implements TracingPort {
       // copy): its parent parsed, the deliver span name and common attributes.
       const c = carrierOfHeaders(h);
       if (c === undefined) return null;
-      st = this.deliverState(msg, c, this.t.contextOf(c));
+      st = this.deliverState(msg, this.messageAttrs(msg), c, this.t.contextOf(c));
       attachState(h, st);
     }
     // Beyond the per-message cap (or under an invalid parent), the subscriber continues the trace
@@ -192,7 +212,7 @@ export class BrokerTracing implements TracingPort {
     st.n++;
     // The message's attributes are shared by its deliver spans; each adds the subscriber's.
     const own = { "messaging.consumer.id": clientId, "svc.delivery.qos": qos };
-    const sc = this.t.recordChild(st.name, st.parent, "producer", st.attrs, own);
+    const sc = this.t.recordChild(st.name, st.parent, "producer", st.shared, own);
     if (sc === undefined) return carrier ? { ...st.carrier } : null;
     // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
     if (qos > 0) (st.acks ??= new Map()).set(clientId, { parent: sc, qos });
@@ -209,7 +229,7 @@ export class BrokerTracing implements TracingPort {
     const d = st?.acks?.get(c.clientId);
     if (st === undefined || d === undefined) return;
     st.acks?.delete(c.clientId);
-    this.t.recordChild(`ack ${msg.topic}`, d.parent, "consumer", this.attrs(msg, "ack", "settle"), {
+    this.t.recordChild(`ack ${msg.topic}`, d.parent, "consumer", [this.ops.ack, st.message], {
       "messaging.consumer.id": c.clientId,
       "svc.delivery.qos": d.qos,
       "mqtt.ack.packet": d.qos === 1 ? "PUBACK" : "PUBCOMP",

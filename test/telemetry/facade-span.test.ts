@@ -82,23 +82,40 @@ describe("FacadeSpan", () => {
     expect(ours.droppedAttributesCount).toBeGreaterThan(0);
   });
 
-  it("adopts a known attributes object as the SDK would set its entries, only as its first attributes", () => {
-    const known = { "messaging.system": "mqtt", "messaging.mqtt.qos": 1, "messaging.mqtt.retain": false };
+  it("keeps shared attribute objects as the SDK would set their entries, only as its first attributes", () => {
+    const node = { "messaging.system": "mqtt", "svc.node": "n1" };
+    const message = { "messaging.mqtt.qos": 1, "messaging.mqtt.retain": false };
     const { sdk, ours } = both((s) => {
-      if (s instanceof FacadeSpan) expect(s.adoptAttributes({ ...known })).toBe(true);
-      else s.setAttributes({ ...known });
+      if (s instanceof FacadeSpan) expect(s.shareAttributes([node, message])).toBe(true);
+      else s.setAttributes({ ...node, ...message });
       s.setAttribute("svc.deliveries", 3);
-      if (s instanceof FacadeSpan) expect(s.adoptAttributes({ other: 1 })).toBe(false); // has attributes
+      if (s instanceof FacadeSpan) expect(s.shareAttributes([{ other: 1 }])).toBe(false); // has attributes
       s.end();
     });
     expect(view(ours)).toEqual(view(sdk));
-    expect(ours.attributes).toEqual({ ...known, "svc.deliveries": 3 });
+    expect(ours.attributes).toEqual({ ...node, ...message, "svc.deliveries": 3 });
+    expect(ours.attributeParts?.[0]).toEqual([node, message]); // kept, not copied
     const { ours: started } = both((s) => s.end(), { initial: "i" });
-    expect(started.adoptAttributes({ a: 1 })).toBe(false); // ended, and with attributes
+    expect(started.shareAttributes([{ a: 1 }])).toBe(false); // ended, and with attributes
     const { ours: open } = both(() => {});
     const many = Object.fromEntries(Array.from({ length: 129 }, (_, i) => [`k${i}`, i]));
-    expect(open.adoptAttributes(many)).toBe(false); // over the limit: left to setAttributes
+    expect(open.shareAttributes([many])).toBe(false); // over the limit: left to setAttributes
     expect(open.attributes).toEqual({});
+  });
+
+  it("sets a key of a shared object as the SDK would, leaving the shared object as it was", () => {
+    const node = Object.freeze({ "messaging.system": "mqtt", "svc.node": "n1" });
+    const { sdk, ours } = both((s) => {
+      if (s instanceof FacadeSpan) expect(s.shareAttributes([node])).toBe(true);
+      else s.setAttributes(node);
+      s.setAttribute("svc.node", "n2");
+      s.setAttribute("late", true);
+      s.end();
+    });
+    expect(view(ours)).toEqual(view(sdk));
+    expect(ours.attributes).toEqual({ "messaging.system": "mqtt", "svc.node": "n2", late: true });
+    expect(ours.attributeParts).toBeUndefined();
+    expect(node["svc.node"]).toBe("n1");
   });
 
   it("records events, exceptions, links, status and name changes as the SDK does", () => {

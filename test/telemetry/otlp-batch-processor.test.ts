@@ -21,6 +21,8 @@ const RESOURCE = { attributes: { "service.name": "svc" } };
 const SCOPE = { name: "svc", version: "0.1.0" };
 const PARENT = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: 1 };
 
+const SHARED = [{ "messaging.system": "mqtt" }];
+
 /** A deliver span (the facade's RecordedSpan, whose resource type is the recorder's `unknown`). */
 function span(n: number, sampled = true): OtlpSpan {
   const id = n.toString(16).padStart(16, "0");
@@ -30,7 +32,7 @@ function span(n: number, sampled = true): OtlpSpan {
     { traceId: PARENT.traceId, spanId: id, traceFlags: sampled ? 1 : 0 },
     PARENT,
     [1_700_000_000, n],
-    { "messaging.system": "mqtt" },
+    SHARED,
     { n },
     RESOURCE,
     SCOPE,

@@ -140,15 +140,15 @@ const CTX: api.SpanContext = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", span
 const RESOURCE = { attributes: { "service.name": "svc", bin: new Uint8Array([0, 255]) } };
 const SCOPE = { name: "svc", version: "0.1.0" };
 
-/** A deliver span as the facade records it: the message's shared attributes, then its own. */
-function deliverSpan(id: string, shared: object, own: object, scope: { name: string } = SCOPE): RecordedSpan {
+/** A deliver span as the facade records it: shared attribute objects, then its own. */
+function deliverSpan(id: string, shared: object[], own: object, scope: { name: string } = SCOPE): RecordedSpan {
   return new RecordedSpan(
     "deliver a/b",
     api.SpanKind.PRODUCER,
     { ...CTX, spanId: id },
     CTX,
     [1_700_000_000, 5],
-    shared as api.Attributes,
+    shared as api.Attributes[],
     own as api.Attributes,
     RESOURCE,
     scope,
@@ -285,10 +285,11 @@ describe("encodeTraceExportRequest", () => {
     expect(ourBytes([])).toHaveLength(0);
   });
 
-  it("writes the merged attributes' bytes for spans whose attributes come in a shared and an own part", () => {
-    const sharedA = { "messaging.system": "mqtt", "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 };
-    const sharedB = { "messaging.system": "mqtt", big: "x".repeat(300), list: ["a", "b"] };
-    const parts = (shared: object, own: object, id: string) => deliverSpan(id, shared, own);
+  it("writes the merged attributes' bytes for spans whose attributes come in shared parts and an own part", () => {
+    const node = { "messaging.system": "mqtt", "svc.node": "n1" };
+    const sharedA = [node, { "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 }];
+    const sharedB = [{ big: "x".repeat(300), list: ["a", "b"] }, node];
+    const parts = (shared: object[], own: object, id: string) => deliverSpan(id, shared, own);
     const spans = [
       parts(sharedA, { "messaging.consumer.id": "s1", "svc.delivery.qos": 0 }, "1111111111111111"),
       handSpan({ attributes: { plain: true } }),
@@ -297,7 +298,12 @@ describe("encodeTraceExportRequest", () => {
     ];
     // The SDK's serializer reads `attributes` (the parts merged), ours the parts.
     expect(ourBytes(spans).equals(sdkBytes(spans))).toBe(true);
-    expect(spans[3].attributes).toEqual({ ...sharedA, "messaging.consumer.id": "s2", "svc.delivery.qos": 2 });
+    expect(spans[3].attributes).toEqual({
+      ...node,
+      ...sharedA[1],
+      "messaging.consumer.id": "s2",
+      "svc.delivery.qos": 2,
+    });
   });
 
   it("puts spans of equal scopes (distinct objects) in one ScopeSpans, as the SDK's transformer", () => {
@@ -342,7 +348,7 @@ describe("SpanBatch (spans encoded as they end)", () => {
   });
 
   it("writes shared attribute parts and equal scopes of distinct objects as the whole-batch encoder", () => {
-    const shared = { "messaging.system": "mqtt", "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 };
+    const shared = [{ "messaging.system": "mqtt" }, { "messaging.destination.name": "a/ü", "messaging.mqtt.qos": 1 }];
     const deliver = (id: string, scope: object) =>
       deliverSpan(id, shared, { "messaging.consumer.id": `c${id[0]}` }, scope as { name: string });
     const spans = [
@@ -362,7 +368,9 @@ describe("SpanBatch (spans encoded as they end)", () => {
     // and shared attributes; any of them may change from one span to the next, and some spans
     // have a trace state, a remote parent, no parent id or other flags.
     const g = new Gen(mulberry32(77));
-    const shareds = [{ a: "x" }, { a: "y", n: 2 }, { "messaging.system": "mqtt", big: "ü".repeat(200) }];
+    // Arrays of shared parts, some parts in several arrays (each part is encoded once per request).
+    const node = { "messaging.system": "mqtt" };
+    const shareds = [[{ a: "x" }], [node, { a: "y", n: 2 }], [node, { big: "ü".repeat(200) }], []];
     const parents = [CTX, { ...CTX, spanId: "a1a1a1a1a1a1a1a1", isRemote: true }, { ...CTX, spanId: "" }];
     const traces = [CTX.traceId, "0af7651916cd43dd8448eb211c80319c"];
     const batch = new SpanBatch();
@@ -487,7 +495,7 @@ describe("OtlpProtoTraceExporter end to end", () => {
     const span = sdk.tracing.start("connect", { parent: null, kind: "server" });
     span.setAttribute("messaging.client.id", "c1");
     // A recorded (facade) child: its own scope object, equal to the tracer's.
-    sdk.tracing.recordChild("deliver a/b", span.spanContext(), "producer", { qos: 1 });
+    sdk.tracing.recordChild("deliver a/b", span.spanContext(), "producer", [{ qos: 1 }]);
     span.end();
     await sdk.shutdown(); // flushes the batch
     expect(received).toHaveLength(1);

@@ -5,7 +5,8 @@
 // encodeTraceExportRequest writes for the same spans (grouping and order of first appearance as in
 // otlp-span.ts; the tests compare the bytes). The group buffers are reused from batch to batch.
 
-import { appendSpanField, encodedResource, encodedScope, SpanFields } from "./otlp-proto.ts";
+import { appendSpanField, SpanFields } from "./otlp-append.ts";
+import { encodedResource, encodedScope } from "./otlp-proto.ts";
 import type { Encoded, OtlpResource, OtlpScope, OtlpSpan } from "./otlp-span.ts";
 import { delimited } from "./otlp-wire.ts";
 

@@ -11,6 +11,7 @@ import {
   encodeAlone,
   NO_OUTPUT,
   NO_PARTS,
+  type PartBytes,
   sharedSize,
   sizeAttributes,
   sizeString,
@@ -35,10 +36,10 @@ export class SpanFields {
 
 /**
  * Appends `span` to `into` as a ScopeSpans.spans field, the bytes encodeTraceExportRequest writes
- * for it. A shared attribute part is encoded once into `shared`, which the caller keeps for as long
- * as it batches (the parts of one request).
+ * for it. A shared attribute part is encoded into `shared` unless found there, which the caller
+ * keeps for as long as it batches (RecentParts: the parts of the last few spans).
  */
-export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: Map<object, Uint8Array>): void {
+export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: PartBytes): void {
   const parts = span.attributeParts;
   w.sharedParts = shared;
   try {

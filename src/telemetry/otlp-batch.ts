@@ -9,6 +9,7 @@ import { appendSpanField, SpanFields } from "./otlp-append.ts";
 import { encodedResource, encodedScope } from "./otlp-proto.ts";
 import type { Encoded, OtlpResource, OtlpScope, OtlpSpan } from "./otlp-span.ts";
 import { delimited } from "./otlp-wire.ts";
+import { RecentParts } from "./otlp-writer.ts";
 
 /** An encoded export request and the number of spans in it. */
 export interface EncodedSpans {
@@ -44,8 +45,8 @@ export class SpanBatch {
   private readonly resources = new Map<object, ResourceChunk>();
   /** This batch's resources, in order of first appearance. */
   private order: ResourceChunk[] = [];
-  /** Shared attribute parts encoded in this batch (otlp-proto.ts). */
-  private shared = new Map<object, Uint8Array>();
+  /** Shared attribute parts of the last spans, encoded (otlp-writer.ts). */
+  private readonly shared = new RecentParts();
   private lastResource: object | undefined;
   private lastScope: object | undefined;
   private last: ScopeChunk | undefined;
@@ -183,7 +184,6 @@ export class SpanBatch {
     this.length = 0;
     this.epoch++;
     this.order = [];
-    this.shared = new Map();
     this.last = this.lastScope = this.lastResource = undefined;
     if (this.resources.size > GROUP_LIMIT) this.resources.clear();
     else {

@@ -24,7 +24,14 @@ export const EMPTY = new Uint8Array(0);
 const hasOwn = Object.prototype.hasOwnProperty;
 
 export const NO_OUTPUT = Buffer.allocUnsafe(0) as WritableBuffer;
-export const NO_PARTS = new Map<object, Uint8Array>();
+/** Encoded shared attribute parts by object (a Map, or RecentParts). */
+export interface PartBytes {
+  get(part: object): Uint8Array | undefined;
+  has(part: object): boolean;
+  set(part: object, bytes: Uint8Array): unknown;
+}
+
+export const NO_PARTS: PartBytes = new Map<object, Uint8Array>();
 
 /**
  * The encoder's state, reused across calls and shared by the modules that write spans (encoding is
@@ -38,7 +45,7 @@ export const w = {
   next: 0,
   out: NO_OUTPUT,
   pos: 0,
-  sharedParts: NO_PARTS as Map<object, Uint8Array>,
+  sharedParts: NO_PARTS,
 };
 
 /** Reserves the next size slot (first pass). */
@@ -325,8 +332,54 @@ export function encodeSharedParts(spans: readonly OtlpSpan[]): Map<object, Uint8
   return parts;
 }
 
+/**
+ * The encoded parts of the last few objects, for spans encoded one at a time (otlp-append.ts): a
+ * message's spans end one after another, so its parts are found here while it has spans to encode,
+ * and neither the objects nor their bytes are kept any longer (a Map for a whole batch kept every
+ * traced message's object until the batch was exported, long enough to survive into the old
+ * generation). The bytes are the same whenever a part is encoded again.
+ */
+export class RecentParts implements PartBytes {
+  /** Most parts one span may share (more and the span cannot be encoded). */
+  static readonly MAX = 16;
+  /** The parts, the most recently used first (has() and set() move a part to the front). */
+  private readonly parts: (object | null)[] = new Array(RecentParts.MAX).fill(null);
+  private readonly bytes: Uint8Array[] = new Array(RecentParts.MAX).fill(EMPTY);
+
+  get(part: object): Uint8Array | undefined {
+    const i = this.parts.indexOf(part);
+    return i < 0 ? undefined : this.bytes[i];
+  }
+
+  /** Whether `part` is held; a part found is moved to the front, so the parts of one span stay. */
+  has(part: object): boolean {
+    const i = this.parts.indexOf(part);
+    if (i < 0) return false;
+    this.toFront(i, part, this.bytes[i]);
+    return true;
+  }
+
+  set(part: object, bytes: Uint8Array): void {
+    const i = this.parts.indexOf(part);
+    this.toFront(i < 0 ? RecentParts.MAX - 1 : i, part, bytes);
+  }
+
+  /** Puts `part` first, the entries before index `i` one further (the entry at `i` is dropped). */
+  private toFront(i: number, part: object, bytes: Uint8Array): void {
+    const parts = this.parts;
+    const all = this.bytes;
+    for (let j = i; j > 0; j--) {
+      parts[j] = parts[j - 1];
+      all[j] = all[j - 1];
+    }
+    parts[0] = part;
+    all[0] = bytes;
+  }
+}
+
 /** Encodes the parts of `shared` that `parts` does not hold yet (between encodings: encodeAlone). */
-export function addSharedParts(parts: Map<object, Uint8Array>, shared: readonly OtlpAttributes[]): void {
+export function addSharedParts(parts: PartBytes, shared: readonly OtlpAttributes[]): void {
+  if (shared.length > RecentParts.MAX) throw new Error(`OTLP encoding: ${shared.length} shared attribute parts`);
   for (let i = 0; i < shared.length; i++) {
     const part = shared[i];
     if (!parts.has(part)) parts.set(part, encodePart(part));

@@ -402,6 +402,18 @@ describe("SpanBatch (spans encoded as they end)", () => {
     }
   });
 
+  it("writes a part again when it comes back after many others (only the last spans' parts are kept)", () => {
+    // 40 messages' parts in one batch, each span also sharing a part of a message 20 earlier (out
+    // of the recent parts by then) and the node's constant part.
+    const node = { "messaging.system": "mqtt", "svc.node": "n1" };
+    const parts = Array.from({ length: 40 }, (_, i) => ({ "messaging.destination.name": `t/${i}`, i }));
+    const spans = parts.flatMap((part, i) => [
+      deliverSpan(`${(i + 1).toString(16).padStart(2, "0")}11111111111111`, [node, part], { n: i }),
+      deliverSpan(`${(i + 1).toString(16).padStart(2, "0")}22222222222222`, [node, parts[(i + 20) % 40]], {}),
+    ]);
+    expect(batchBytes(new SpanBatch(), spans).equals(sdkBytes(spans))).toBe(true);
+  });
+
   it("leaves the batch as it was when a span cannot be encoded", () => {
     const batch = new SpanBatch();
     const good = handSpan();

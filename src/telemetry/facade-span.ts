@@ -8,7 +8,7 @@
 // Both may keep their attributes in parts: objects many spans share (the node's constant
 // attributes of an operation, a message's) and the span's own. `attributes` merges them when
 // someone reads it; the OTLP encoder reads `attributeParts` and encodes each shared object once
-// per request.
+// for the spans that share it.
 
 import { randomFillSync } from "node:crypto";
 import type {

@@ -7,7 +7,8 @@
 //   otlp-writer.ts, the second writes into one Buffer of the exact size, reading the sizes back in
 //   the same order (no estimate, no shifting, no growing);
 // - the Resource and InstrumentationScope messages are encoded once per object (WeakMap), since
-//   every batch carries the same ones; attribute parts many spans share once per request.
+//   every batch carries the same ones; attribute parts many spans share once per request (a
+//   batch encoded span by span: once per run of spans, otlp-writer.ts RecentParts).
 // This module holds spans (events, links, status) and the request; otlp-writer.ts the state and
 // field writers; otlp-append.ts the encoding of one span at a time (spans encoded as they end).
 // Spans are grouped (otlp-span.ts) by resource (identity) and then by instrumentation scope as the

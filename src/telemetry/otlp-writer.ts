@@ -1,7 +1,8 @@
 // The protobuf writing of the OTLP encoder (otlp-proto.ts: spans and requests; otlp-append.ts:
 // one span at a time): the encoder's state, the sizing pass's slots, the field writers (varints,
 // fixed and time fields, strings, ids, attributes and their AnyValues), the two passes over fresh
-// state (encodeAlone), and the attribute parts many spans share, encoded once per request.
+// state (encodeAlone), and the attribute parts many spans share, encoded once for the spans that
+// share them (per request, or per run of spans: RecentParts).
 // - sizes: the first pass computes every length-delimited size (messages and strings; sizes the
 //   writer can derive from a value are not kept) into one reused Int32Array in pre-order; the
 //   second reads them back in the same order;
@@ -309,7 +310,7 @@ export function writeBytes(bytes: Uint8Array): void {
   w.pos += bytes.length;
 }
 
-// ---- attribute parts many spans share, encoded once per request ----
+// ---- attribute parts many spans share, encoded once for them ----
 
 /** The size of a span's shared attribute parts, as encoded (their Span.attributes fields). */
 export function sharedSize(shared: readonly OtlpAttributes[]): number {

@@ -17,7 +17,7 @@ export function secondsArg(dflt) {
 }
 
 /** A broker with ten subscribed channels speaking `protoVer`; returns it with its zone and logger. */
-export function benchBroker({ protoVer = 4, subscribers = 10 } = {}) {
+export function benchBroker({ protoVer = 4 } = {}) {
   const zone = { ...DEFAULT_ZONE };
   const logger = silentLogger();
   const broker = new Broker(
@@ -43,7 +43,7 @@ export function benchBroker({ protoVer = 4, subscribers = 10 } = {}) {
     sockHost: "127.0.0.1",
     sockPort: 1883,
   };
-  for (let i = 0; i < subscribers; i++) {
+  for (let i = 0; i < 10; i++) {
     const ch = new Channel(port, info, broker, zone);
     ch.client.clientId = `s${i}`;
     ch.client.protoVer = protoVer;

@@ -146,6 +146,12 @@ function merged(shared: readonly Attributes[], own: Attributes): Attributes {
   return Object.assign(out, own);
 }
 
+/** Whether one of `parts` has `key`. */
+function holds(parts: readonly Attributes[], key: string): boolean {
+  for (const part of parts) if (Object.hasOwn(part, key)) return true;
+  return false;
+}
+
 /** A live span recorded by the facade (see the file comment). */
 export class FacadeSpan implements Span {
   /** The span's own attributes (all of them unless it shares parts: attributeParts). */
@@ -193,7 +199,7 @@ export class FacadeSpan implements Span {
   setAttribute(key: string, value: AttributeValue): this {
     if (this.ended) return this;
     const parts = this.attributeParts;
-    if (parts?.[0].some((p) => Object.hasOwn(p, key))) {
+    if (parts !== undefined && holds(parts[0], key)) {
       // A key of a shared object: the span's attributes become one object of its own.
       this.own = merged(parts[0], this.own);
       this.attributeParts = undefined;

@@ -286,14 +286,17 @@ export function writeAnyValue(value: unknown): void {
   }
 }
 
-/** Runs a size pass and a write pass over fresh state (only between batches, never inside one). */
-export function encodeAlone(size: () => number, write: () => void): Uint8Array {
+/**
+ * Runs a size pass and a write pass over `x` on fresh state (only between encodings, never inside
+ * one). Passes that need no closure take their input as `x` (a shared part: once per message).
+ */
+export function encodeAlone<T>(size: (x: T) => number, write: (x: T) => void, x?: T): Uint8Array {
   w.top = 0;
   w.next = 0;
-  const total = size();
+  const total = size(x as T);
   w.out = Buffer.allocUnsafe(total) as WritableBuffer;
   w.pos = 0;
-  write();
+  write(x as T);
   return finish(total);
 }
 
@@ -383,17 +386,11 @@ export function addSharedParts(parts: PartBytes, shared: readonly OtlpAttributes
   if (shared.length > RecentParts.MAX) throw new Error(`OTLP encoding: ${shared.length} shared attribute parts`);
   for (let i = 0; i < shared.length; i++) {
     const part = shared[i];
-    if (!parts.has(part)) parts.set(part, encodePart(part));
+    if (!parts.has(part)) parts.set(part, encodeAlone(sizeAttributes, writePart, part));
   }
 }
 
-/** A shared part's Span.attributes fields (encodeAlone without its two closures: once per message). */
-export function encodePart(part: OtlpAttributes): Uint8Array {
-  w.top = 0;
-  w.next = 0;
-  const total = sizeAttributes(part);
-  w.out = Buffer.allocUnsafe(total) as WritableBuffer;
-  w.pos = 0;
+/** A shared part's Span.attributes fields. */
+function writePart(part: OtlpAttributes): void {
   writeAttributes(0x4a, part);
-  return finish(total);
 }

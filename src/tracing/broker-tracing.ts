@@ -45,10 +45,11 @@ interface DeliverState {
   carrier: TraceCarrier;
   parent: SpanContext | undefined;
   name: string;
-  /** The message's attributes (messageAttrs), shared by all its spans. */
-  message: Attrs;
-  /** The deliver spans' shared attributes: the operation's, then the message's. */
-  shared: readonly Attrs[];
+  /**
+   * The deliver spans' shared attributes: the operation's, then the message's (messageAttrs, one
+   * object for all the message's spans).
+   */
+  shared: readonly [Attrs, Attrs];
   /** Traced QoS 1/2 deliveries awaiting their acknowledgement, per client id. */
   acks?: Map<string, { parent: SpanContext; qos: QoS }>;
 }
@@ -126,7 +127,7 @@ export class BrokerTracing implements TracingPort {
     carrier: TraceCarrier,
     parent: SpanContext | undefined,
   ): DeliverState {
-    return { n: 0, carrier, parent, name: `deliver ${msg.topic}`, message, shared: [this.ops.deliver, message] };
+    return { n: 0, carrier, parent, name: `deliver ${msg.topic}`, shared: [this.ops.deliver, message] };
   }
 
   publish(msg: Message, route: (msg: Message) => number, received: boolean): number {
@@ -229,7 +230,7 @@ export class BrokerTracing implements TracingPort {
     const d = st?.acks?.get(c.clientId);
     if (st === undefined || d === undefined) return;
     st.acks?.delete(c.clientId);
-    this.t.recordChild(`ack ${msg.topic}`, d.parent, "consumer", [this.ops.ack, st.message], {
+    this.t.recordChild(`ack ${msg.topic}`, d.parent, "consumer", [this.ops.ack, st.shared[1]], {
       "messaging.consumer.id": c.clientId,
       "svc.delivery.qos": d.qos,
       "mqtt.ack.packet": d.qos === 1 ? "PUBACK" : "PUBCOMP",

@@ -1,21 +1,26 @@
 // The end-to-end cost of a feature: svc against svc with the feature on (svc-rules10: 10 rules, 5
-// matching every message; svc-trace1 / svc-trace100: tracing sampled at 1% / 100%), run by
-// bench/run.js with real clients over loopback, in alternating rounds. Each round runs every
-// scenario for svc and for each variant (the order turning from round to round), in fresh
-// processes; a round gives one ratio per variant
-// and scenario (the variant's publishes/s over svc's, and svc's broker CPU per publish over the
-// variant's), and the figure is the median over the rounds: the machine's speed drifts between
-// rounds, and the ratio of two runs a few seconds apart cancels most of the drift. A run with a
-// loss or a duplicate is a failure, not a figure.
+// matching every message; svc-trace0 / svc-trace1 / svc-trace100: tracing sampled at 0%, 1% or
+// 100%), with real clients over loopback, interleaved. This machine's speed drifts and jumps
+// between modes far apart (from one process to the next, and within one process over seconds),
+// by more than the costs measured here; so the brokers compared run side by side:
+//   - a set: svc and each variant started together, each in a fresh process, all of them running;
+//   - in it, windows: the same flow (fresh load-generator processes) runs against each broker in
+//     turn, for --duration seconds each, the order turning from window to window;
+//   - a window gives one ratio per variant (the variant's publishes/s over svc's, measured seconds
+//     apart), and the figure is the median over every window of every set; the ratio of the sums
+//     and each set's ratio are reported too.
+// A run with a loss or a duplicate is a failure, not a figure.
 // Usage: npm run build && node bench/overhead.js [--variants svc-rules10,svc-trace1]
-//          [--only fan-in,fan-out,pairs] [--qos 0] [--rounds 6] [--duration 5] [--out FILE]
-//          (rounds: best a multiple of the number of brokers, so each runs in each place as often)
+//          [--only fan-in,fan-out,pairs] [--qos 0] [--payloads 64,16384] [--sets 3] [--windows 6]
+//          [--duration 2] [--out FILE]
 
-import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { removeDir, tempDir } from "./procs.js";
+import { round3, runFlow } from "./load.js";
+import { RULES_PEERS, startBroker, TRACING_PEERS } from "./peers/brokers.js";
+import { installCleanup, removeDir, tempDir } from "./procs.js";
+import { allScenarios, describe } from "./scenarios.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The goal of each variant's ratio (the rule engine's and the observability issue's). */
@@ -27,106 +32,143 @@ const opt = (name, dflt) => {
   return i >= 0 ? argv[i + 1] : dflt;
 };
 const variants = opt("variants", "svc-rules10,svc-trace1").split(",").filter(Boolean);
-const only = opt("only", "fan-in,fan-out,pairs");
-const qos = opt("qos", "0");
-const rounds = Number(opt("rounds", "6"));
-const duration = opt("duration", "5");
+const only = opt("only", "fan-in,fan-out,pairs").split(",").filter(Boolean);
+const qos = opt("qos", "0").split(",").map(Number);
+const payloads = opt("payloads", "").split(",").filter(Boolean).map(Number);
+const sets = Number(opt("sets", "3"));
+const windows = Number(opt("windows", "6"));
+const durationMs = Number(opt("duration", "2")) * 1000;
 const out = opt("out", join(HERE, "results", "overhead.jsonl"));
-if (!(rounds >= 1) || variants.length === 0) {
-  console.error("overhead: --rounds must be at least 1 and --variants name at least one variant");
+// "svc" as a variant: a second svc, the control (its ratio shows what the method's noise alone gives).
+const unknown = variants.filter((v) => v !== "svc" && !(v in TRACING_PEERS) && !(v in RULES_PEERS));
+if (!(sets >= 1) || !(windows >= 1) || !(durationMs >= 500) || variants.length === 0 || unknown.length > 0) {
+  console.error(
+    "overhead: --sets and --windows must be at least 1, --duration at least 0.5, and --variants name" +
+      ` variants of svc (${[...Object.keys(TRACING_PEERS), ...Object.keys(RULES_PEERS)].join(", ")})`,
+  );
+  process.exit(2);
+}
+const scenarios = allScenarios({}).filter(
+  (s) =>
+    s.kind === "flow" &&
+    only.includes(s.key) &&
+    qos.includes(s.qos) &&
+    (payloads.length === 0 || payloads.includes(s.payload)),
+);
+if (scenarios.length === 0) {
+  console.error(`overhead: no flow scenario in --only ${only.join(",")} at --qos ${qos.join(",")}`);
   process.exit(2);
 }
 
-const dir = tempDir("svc-overhead-");
-/** Per "scenario payload qos": per round, broker -> its result line. */
-const runs = new Map();
-try {
-  for (let r = 0; r < rounds; r++) {
-    const file = join(dir, `round-${r}.jsonl`);
-    const args = [join(HERE, "run.js"), "--duration", duration, "--only", only, "--qos", qos];
-    // The brokers' order turns from round to round, so that no broker always runs first or last
-    // (a broker run late in a round runs on a warmer, busier machine).
-    const order = ["svc", ...variants];
-    const turned = [...order.slice(r % order.length), ...order.slice(0, r % order.length)];
-    args.push("--peers", turned.join(","), "--out", file);
-    const res = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
-    if (res.status !== 0) throw new Error(`bench/run.js exited with ${res.status ?? res.signal} in round ${r + 1}`);
-    for (const line of readFileSync(file, "utf8").trim().split("\n")) {
-      const x = JSON.parse(line);
-      if (x.type !== "result") continue;
-      const key = `${x.scenario} ${x.payload} B QoS ${x.qos}`;
-      if (!runs.has(key)) runs.set(key, []);
-      const perRound = runs.get(key);
-      perRound[r] ??= {};
-      perRound[r][x.broker] = x;
-    }
-    console.error(`round ${r + 1} of ${rounds} done`);
-  }
-} finally {
-  removeDir(dir);
-}
+installCleanup();
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
 };
-const r3 = (x) => Number(x.toFixed(3));
+
+/**
+ * One set: svc and the variants side by side; per broker (svc first, then the variants in order),
+ * the results of its windows in order.
+ */
+async function runSet(s, set) {
+  const names = ["svc", ...variants];
+  const dirs = names.map((n) => tempDir(`svc-overhead-${n}-`));
+  const brokers = [];
+  const results = names.map(() => []);
+  const own = [];
+  try {
+    for (const [k, n] of names.entries()) brokers.push(await startBroker(n, { dir: dirs[k] }));
+    for (let w = 0; w < windows; w++) {
+      // The order turns, so that no broker always runs first in a window (or right after another).
+      const turn = (w + set) % names.length;
+      for (const k of [...names.keys()].map((i) => (i + turn) % names.length)) {
+        const workers = [];
+        try {
+          results[k].push(await runFlow(s, brokers[k], workers, { durationMs }));
+        } finally {
+          await Promise.all(workers.map((x) => x.exit()));
+        }
+      }
+    }
+    // A variant's own figures over the set (svc-rules10: how many events its rules evaluated).
+    for (const b of brokers) own.push(b.figures === undefined ? {} : await b.figures().catch(() => ({})));
+  } finally {
+    for (const b of brokers) await b.stop();
+    for (const d of dirs) removeDir(d);
+  }
+  return { results, own };
+}
+
 const lines = [];
-for (const [scenario, perRound] of runs) {
-  for (const v of variants) {
-    const throughput = [];
+for (const s of scenarios) {
+  const label = `${s.key} ${s.payload} B QoS ${s.qos}`;
+  const perSet = [];
+  for (let set = 0; set < sets; set++) {
+    process.stderr.write(`${describe(s)}, QoS ${s.qos}: set ${set + 1} of ${sets}\n`);
+    perSet.push(await runSet(s, set));
+  }
+  for (const [i, v] of variants.entries()) {
+    const windowRatios = [];
+    const setRatios = [];
     const cpu = [];
     const evaluated = [];
-    const best = { base: 0, x: 0 };
+    const totals = { base: 0, x: 0 };
     let failures = 0;
-    for (const round of perRound) {
-      const base = round?.svc;
-      const x = round?.[v];
-      if (base === undefined || x === undefined) continue;
-      if (base.status !== "ok" || x.status !== "ok") {
-        failures++;
-        continue;
-      }
-      throughput.push(x.published_per_s / base.published_per_s);
-      best.base = Math.max(best.base, base.published_per_s);
-      best.x = Math.max(best.x, x.published_per_s);
-      if (typeof x.rules_evaluated === "number") evaluated.push(x.rules_evaluated);
-      cpu.push(base.broker_cpu / base.published_per_s / (x.broker_cpu / x.published_per_s));
+    for (const { results, own } of perSet) {
+      const setSums = { base: 0, x: 0 };
+      results[0].forEach((base, w) => {
+        const x = results[i + 1][w];
+        if (base.status !== "ok" || x.status !== "ok") {
+          failures++;
+          return;
+        }
+        windowRatios.push(x.published_per_s / base.published_per_s);
+        cpu.push(base.broker_cpu / base.published_per_s / (x.broker_cpu / x.published_per_s));
+        setSums.base += base.published_per_s;
+        setSums.x += x.published_per_s;
+      });
+      if (setSums.base > 0) setRatios.push(setSums.x / setSums.base);
+      totals.base += setSums.base;
+      totals.x += setSums.x;
+      if (typeof own[i + 1].rules_evaluated === "number") evaluated.push(own[i + 1].rules_evaluated);
     }
     const line = {
       bench: "overhead",
-      scenario,
+      scenario: label,
       variant: v,
-      rounds: throughput.length,
+      sets,
+      windows: windowRatios.length,
+      window_s: durationMs / 1000,
       failures,
-      throughput_ratio: throughput.length > 0 ? r3(median(throughput)) : null,
-      throughput_ratios: throughput.map(r3),
-      // The best run of each over the rounds: where the machine's speed swings between runs
-      // (two modes, far apart), each side's best is a run in the fast mode.
-      best_throughput_ratio: best.base > 0 ? r3(best.x / best.base) : null,
-      cpu_per_publish_ratio: cpu.length > 0 ? r3(median(cpu)) : null,
-      cpu_per_publish_ratios: cpu.map(r3),
+      throughput_ratio: windowRatios.length > 0 ? round3(median(windowRatios)) : null,
+      sum_ratio: totals.base > 0 ? round3(totals.x / totals.base) : null,
+      set_ratios: setRatios.map(round3),
+      window_ratios: windowRatios.map(round3),
+      cpu_per_publish_ratio: cpu.length > 0 ? round3(median(cpu)) : null,
+      svc_published_per_s: Math.round(totals.base / Math.max(1, windowRatios.length)),
       goal: GOALS[v] ?? null,
     };
     // svc-rules10: the share of the matching rules' events evaluated (the rest refused by a full
     // queue: QoS 0 publishers have no acknowledgement to hold back).
-    if (evaluated.length > 0) line.rules_evaluated = r3(median(evaluated));
+    if (evaluated.length > 0) line.rules_evaluated = round3(median(evaluated));
     lines.push(line);
     console.log(JSON.stringify(line));
   }
 }
 writeFileSync(out, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
 console.log(
-  "\n| scenario | variant | rounds | throughput ratio (median) | best over best | CPU per publish ratio (median) | rule events evaluated | goal |",
+  "\n| scenario | variant | windows | throughput ratio (median of windows) | ratio of sums | per set | CPU per publish ratio (median) | rule events evaluated | goal |",
 );
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|---|---|");
+const f = (x) => (x === null ? "-" : x.toFixed(3));
 for (const l of lines) {
-  const f = (x) => (x === null ? "-" : x.toFixed(3));
   const fail = l.failures > 0 ? ` (${l.failures} failed)` : "";
   console.log(
-    `| ${l.scenario} | ${l.variant} | ${l.rounds}${fail} | ${f(l.throughput_ratio)} | ${f(l.best_throughput_ratio)} | ${f(l.cpu_per_publish_ratio)} | ${l.rules_evaluated ?? "-"} | ${l.goal ?? "-"} |`,
+    `| ${l.scenario} | ${l.variant} | ${l.windows}${fail} | ${f(l.throughput_ratio)} | ${f(l.sum_ratio)} | ${l.set_ratios.map(f).join(" ")} | ${f(l.cpu_per_publish_ratio)} | ${l.rules_evaluated ?? "-"} | ${l.goal ?? "-"} |`,
   );
 }
 console.log(
-  "\nratios: variant over svc (publishes/s), and svc's broker CPU per publish over the variant's; 1.000 = no cost.",
+  "\nratios: variant over svc (publishes/s of windows run side by side), and svc's broker CPU per publish over the variant's; 1.000 = no cost.",
 );
+process.exit(0);

@@ -13,20 +13,25 @@ import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { awaitRoutes, ETCD_INSTALL_HINT, etcdPath, NODE_NAMES, startCluster } from "./cluster.js";
-import { ALL_PEERS, brokerVersions, mosquittoPath, RULES_PEERS, startBroker, TRACING_PEERS } from "./peers/brokers.js";
 import {
-  canRaiseNofile,
-  cpuMs,
-  hardNofile,
-  installCleanup,
-  removeDir,
-  rssBytes,
-  spawnWithNofile,
-  stopChild,
-  tempDir,
-} from "./procs.js";
+  at,
+  bounds,
+  brokerCpu,
+  CORES,
+  PUB_WINDOW,
+  round2,
+  round3,
+  runFlow,
+  setupAll,
+  sleep,
+  split,
+  startWorker,
+  sum,
+} from "./load.js";
+import { ALL_PEERS, brokerVersions, mosquittoPath, RULES_PEERS, startBroker, TRACING_PEERS } from "./peers/brokers.js";
+import { canRaiseNofile, hardNofile, installCleanup, removeDir, rssBytes, tempDir } from "./procs.js";
 import { renderReport } from "./report.js";
-import { allScenarios, CLUSTER_SHAPES, describe, expectedMatrix, flowPlan, SCENARIO_KEYS } from "./scenarios.js";
+import { allScenarios, CLUSTER_SHAPES, describe, flowPlan, SCENARIO_KEYS } from "./scenarios.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -126,22 +131,12 @@ const scenarios = allScenarios({ full, clusterShape }).filter((s) => {
 
 // ---- load parameters -------------------------------------------------------------------------
 
-/**
- * Outstanding QoS 1/2 publishes per publisher: the brokers' in-flight limit (svc max_inflight and
- * Mosquitto max_inflight_messages, 32), the Receive Maximum an MQTT 5 client would be given.
- * (Mosquitto 2.0.11 silently drops incoming QoS 2 messages of a 3.1.1 client beyond that limit,
- * while still completing PUBREC/PUBREL/PUBCOMP for them.)
- */
-const PUB_WINDOW = 32;
 /** Source addresses of the connection scenarios: 127.0.0.10 .. 127.0.0.249. */
 const SOURCE_ADDRS = Array.from({ length: 240 }, (_, i) => `127.0.0.${10 + i}`);
 /** Connection attempts in flight per load-generator process. */
 const CONN_CONCURRENCY = 50;
 /** Connections per load-generator process in the memory scenario. */
 const CONNS_PER_WORKER = 12_500;
-/** Above this share of one core, a load-generator process is the bottleneck. */
-const SATURATED = 0.9;
-const CORES = os.cpus().length;
 
 const SETTINGS = [
   "svc: defaults, plus zone.external.max_mqueue_len = 10000 (the queue bound given to Mosquitto) and, in the connection-rate and memory scenarios, listener.tcp.external.max_conn_rate = 0 (default 1000/s); listeners other than MQTT/TCP, the management API and the dashboard off.",
@@ -154,245 +149,6 @@ const SETTINGS = [
     : []),
   `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, 500 ms warm-up not counted; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}), source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK.`,
 ];
-
-// ---- workers ---------------------------------------------------------------------------------
-
-const WORKER = join(HERE, "load-worker.js");
-
-function startWorker(name, nofile = 4096) {
-  const child = spawnWithNofile(process.execPath, [WORKER], nofile, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const inbox = [];
-  let waiter = null;
-  let exitErr = null;
-  const deliver = () => {
-    if (!waiter) return;
-    if (inbox.length > 0) {
-      const m = inbox.shift();
-      const w = waiter;
-      waiter = null;
-      if (m.type === "error") w.reject(new Error(`worker ${name}: ${m.message}`));
-      else w.resolve(m);
-    } else if (exitErr) {
-      const w = waiter;
-      waiter = null;
-      w.reject(exitErr);
-    }
-  };
-  child.on("message", (m) => {
-    inbox.push(m);
-    deliver();
-  });
-  child.once("exit", (code, sig) => {
-    exitErr = new Error(`worker ${name} exited (${code ?? sig})`);
-    deliver();
-  });
-  return {
-    name,
-    send(m) {
-      if (child.connected) child.send(m);
-    },
-    /** The next message from the worker, within `timeoutMs`. */
-    next(timeoutMs, what = "reply") {
-      return new Promise((res, rej) => {
-        const t = setTimeout(() => {
-          waiter = null;
-          rej(new Error(`worker ${name}: no ${what} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        waiter = {
-          resolve: (m) => {
-            clearTimeout(t);
-            res(m);
-          },
-          reject: (e) => {
-            clearTimeout(t);
-            rej(e);
-          },
-        };
-        deliver();
-      });
-    },
-    async exit() {
-      if (child.connected) child.send({ cmd: "exit" });
-      await stopChild(child, 3000);
-    },
-  };
-}
-
-async function setupAll(ws, jobs) {
-  for (const [k, w] of ws.entries()) w.send({ cmd: "setup", job: jobs[k] });
-  await Promise.all(ws.map((w) => w.next(60000, "setup")));
-}
-
-/** Splits 0..n-1 into `parts` contiguous groups. */
-function split(n, parts) {
-  const out = [];
-  for (let k = 0, from = 0; k < parts; k++) {
-    const size = Math.floor(n / parts) + (k < n % parts ? 1 : 0);
-    out.push(Array.from({ length: size }, (_, i) => from + i));
-    from += size;
-  }
-  return out;
-}
-
-/** Broker CPU (cores used) between start() and stop(). */
-function brokerCpu(pid) {
-  let c0 = 0;
-  let t0 = 0;
-  let v = null;
-  return {
-    start() {
-      c0 = cpuMs(pid);
-      t0 = performance.now();
-    },
-    stop() {
-      if (v === null) v = (cpuMs(pid) - c0) / (performance.now() - t0);
-      return v;
-    },
-    get value() {
-      return v;
-    },
-  };
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const at = (t, f) => setTimeout(f, Math.max(0, t - Date.now()));
-const sum = (a) => a.reduce((x, y) => x + y, 0);
-const round2 = (x) => (x == null || Number.isNaN(x) ? null : Math.round(x * 100) / 100);
-const round3 = (x) => (x == null || Number.isNaN(x) ? null : Math.round(x * 1000) / 1000);
-
-/** `broker`: cores used by the broker, or an array with those of each node of a cluster. */
-function bounds(clientCpus, broker) {
-  const nodes = Array.isArray(broker) ? broker : [broker];
-  const client_bound = clientCpus.some((c) => c.cpu > SATURATED);
-  const total = sum(nodes) + sum(clientCpus.map((c) => c.cpu));
-  const machine_bound = !client_bound && nodes.every((b) => b < SATURATED) && total > SATURATED * CORES;
-  return {
-    client_bound,
-    machine_bound,
-    broker_cpu: round2(sum(nodes)),
-    ...(Array.isArray(broker) ? { node_cpu: nodes.map(round2) } : {}),
-    client_cpu: clientCpus.map((c) => ({ worker: c.worker, cpu: round2(c.cpu) })),
-  };
-}
-
-// ---- scenarios -------------------------------------------------------------------------------
-
-/**
- * A flow scenario. `target`: `{ pubPort, subPort, pids }` (publishers connect to pubPort,
- * subscribers to subPort; pids: the broker process(es) whose CPU is measured), or one broker
- * handle for both. `shape`: the plan (default the scenario's key); `afterSubs`: called once every
- * subscriber is subscribed.
- */
-async function runFlow(s, target, workers, { shape = s.key, afterSubs = null } = {}) {
-  const plan = flowPlan(shape);
-  const P = plan.pubs.length;
-  const C = plan.subs.length;
-  const subGroups = split(C, Math.min(2, C));
-  const pubGroups = split(P, Math.min(2, P));
-  const host = "127.0.0.1";
-  const { pubPort, subPort, pids } =
-    target.pids === undefined ? { pubPort: target.port, subPort: target.port, pids: [target.pid] } : target;
-  const subWs = subGroups.map((_, k) => startWorker(`sub${k}`));
-  workers.push(...subWs);
-  await setupAll(
-    subWs,
-    subGroups.map((g, k) => ({
-      role: "sub",
-      id: `s${k}`,
-      host,
-      port: subPort,
-      qos: s.qos,
-      filters: g.map((c) => plan.subs[c]),
-      pubCount: P,
-    })),
-  );
-  await afterSubs?.();
-  const pubWs = pubGroups.map((_, k) => startWorker(`pub${k}`));
-  workers.push(...pubWs);
-  await setupAll(
-    pubWs,
-    pubGroups.map((g, k) => ({
-      role: "pub",
-      id: `p${k}`,
-      host,
-      port: pubPort,
-      qos: s.qos,
-      payload: s.payload,
-      window: PUB_WINDOW,
-      pubs: g.map((p) => ({ pubId: p, topics: plan.pubs[p].map((t) => plan.topics[t]) })),
-    })),
-  );
-  const startAt = Date.now() + 500;
-  const until = startAt + duration;
-  const bcpus = pids.map(brokerCpu);
-  at(startAt, () => {
-    for (const b of bcpus) b.start();
-  });
-  at(until, () => {
-    for (const b of bcpus) b.stop();
-  });
-  for (const w of [...subWs, ...pubWs]) w.send({ cmd: "start", startAt, until });
-  const pubRes = await Promise.all(pubWs.map((w) => w.next(duration + 30000, "publisher result")));
-  const sent = new Array(P).fill(0);
-  let unacked = 0;
-  for (const r of pubRes) {
-    for (const p of r.pubs) {
-      sent[p.pubId] = p.sent;
-      unacked += p.unacked;
-    }
-  }
-  const expected = expectedMatrix(plan, sent);
-  for (const [k, w] of subWs.entries()) {
-    w.send({
-      cmd: "finish",
-      qos: s.qos,
-      expected: subGroups[k].map((c) => sum(expected[c])),
-      quietMs: s.qos > 0 ? 2000 : 500,
-      // QoS 0 losses are informative only: no long wait for a deep backlog.
-      capMs: s.qos > 0 ? 15000 : 3000,
-    });
-  }
-  const subRes = await Promise.all(subWs.map((w) => w.next(60000, "subscriber result")));
-  let lost = 0;
-  let dups = 0;
-  let unexpected = 0;
-  let rate = 0;
-  let received = 0;
-  subRes.forEach((r, k) => {
-    rate += r.inWindow / (r.windowMs / 1000);
-    received += r.received;
-    r.perClient.forEach((pc, j) => {
-      const c = subGroups[k][j];
-      for (let p = 0; p < P; p++) {
-        const e = expected[c][p];
-        lost += Math.max(0, e - pc.uniq[p]);
-        unexpected += Math.max(0, pc.uniq[p] - e);
-        dups += pc.dups[p];
-      }
-      unexpected += pc.foreign;
-    });
-  });
-  const clientCpus = [
-    ...subRes.map((r, k) => ({ worker: `sub${k}`, cpu: r.cpu })),
-    ...pubRes.map((r, k) => ({ worker: `pub${k}`, cpu: r.cpu })),
-  ];
-  const failed = dups > 0 || unexpected > 0 || (s.qos > 0 && (lost > 0 || unacked > 0));
-  return {
-    status: failed ? "failed" : "ok",
-    metric: "deliveries_per_s",
-    better: "higher",
-    value: Math.round(rate),
-    published_per_s: Math.round(sum(sent) / durationS),
-    published: sum(sent),
-    expected: sum(expected.map(sum)),
-    received,
-    lost,
-    dups,
-    unexpected,
-    unacked,
-    ...bounds(clientCpus, target.pids === undefined ? bcpus[0].stop() : bcpus.map((b) => b.stop())),
-  };
-}
 
 /** Fields of a flow result kept for the single-node baseline of the cluster scenario. */
 const BASELINE_FIELDS = [
@@ -429,7 +185,7 @@ async function runCluster(s, workers, live) {
   live.stop = stopSingle;
   try {
     live.broker = await startBroker("svc", { dir, profDir });
-    single = await runFlow(s, live.broker, baseWorkers, { shape: s.shape });
+    single = await runFlow(s, live.broker, baseWorkers, { durationMs: duration, shape: s.shape });
   } catch (err) {
     single = { status: "error", note: `single node: ${String(err?.message ?? err).slice(0, 400)}` };
   } finally {
@@ -457,6 +213,7 @@ async function runCluster(s, workers, live) {
     const [n1, n2] = cluster.nodes;
     probe = await awaitRoutes({ plan: flowPlan(s.shape), pubPort: n1.port, subPort: n2.port });
     const r = await runFlow(s, { pubPort: n1.port, subPort: n2.port, pids: [n1.pid, n2.pid] }, workers, {
+      durationMs: duration,
       shape: s.shape,
       // The probe held the routes until the scenario's subscribers hold them too.
       afterSubs: () => {
@@ -661,7 +418,7 @@ async function runOne(s, peer) {
       s.kind === "cluster"
         ? runCluster(s, workers, live)
         : s.kind === "flow"
-          ? runFlow(s, broker, workers)
+          ? runFlow(s, broker, workers, { durationMs: duration })
           : s.kind === "latency"
             ? runLatency(s, broker, workers)
             : runConnections(s, broker, workers);

@@ -12,7 +12,14 @@ import { Channel } from "./channel/channel.ts";
 import { Connection, type ConnectionDeps } from "./connection/connection.ts";
 import type { BrokerHooks, HookPoints } from "./hookpoints.ts";
 import { M, Metrics } from "./metrics.ts";
-import { type AckHolder, type ClusterPort, NullCluster, type SessionTransfer, type TracingPort } from "./ports.ts";
+import {
+  type AckHolder,
+  type ClusterPort,
+  NullCluster,
+  type SessionTransfer,
+  type TracingPort,
+  UNTRACED,
+} from "./ports.ts";
 import { Router } from "./router/router.ts";
 import type { Session } from "./session/session.ts";
 import { SessionRegistry } from "./sessions.ts";
@@ -75,7 +82,10 @@ export class Broker {
    * `received`: a PUBLISH an MQTT client sent (see TracingPort.publish).
    */
   publish(msg: Message, received = false): number {
-    if (this.tracing !== null) return this.tracing.publish(msg, this.route, received);
+    if (this.tracing !== null) {
+      const n = this.tracing.publish(msg, this.route, received);
+      if (n !== UNTRACED) return n;
+    }
     return this.route(msg);
   }
 

@@ -40,11 +40,16 @@ export const NullCluster: ClusterPort = {
  * null check per publish and per 5.0 delivery). A traced message carries its span context as
  * `headers.traceparent`/`headers.tracestate`, which the cluster forwards with it.
  */
+/** TracingPort.publish(): the message is not traced; the caller routes it. */
+export const UNTRACED = -1;
+
 export interface TracingPort {
   /**
-   * Runs a publish (hooks and routing, `route`) inside the message's receive span. `received`: a
-   * PUBLISH an MQTT client sent, whose trace is its own traceparent's or a new one (never the
-   * node's active context, which only internal publishers such as the API and rules run in).
+   * Runs a publish (hooks and routing, `route`) inside the message's receive span and answers its
+   * deliveries, or UNTRACED without running it when the sampler drops the span: the broker then
+   * routes the message itself, on the same path as with tracing off. `received`: a PUBLISH an
+   * MQTT client sent, whose trace is its own traceparent's or a new one (never the node's active
+   * context, which only internal publishers such as the API and rules run in).
    */
   publish(msg: Message, route: (msg: Message) => number, received: boolean): number;
   /** Runs the local dispatch of a message another node forwarded inside a dispatch span. */

@@ -4,7 +4,6 @@ import { randomBytes } from "node:crypto";
 import { access, mkdir, rename, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { generate } from "selfsigned";
 import type { ListenerLogger } from "./types.ts";
 
 export interface CertFiles {
@@ -36,6 +35,8 @@ async function writeAtomic(path: string, data: string, mode: number): Promise<vo
 
 async function generateInto(dir: string, files: CertFiles): Promise<void> {
   const host = hostname();
+  // Loaded only to generate (about 4 MB of heap a node would otherwise keep for nothing).
+  const { generate } = await import("selfsigned");
   const pems = await generate([{ name: "commonName", value: host }], {
     keyType: "rsa",
     keySize: 2048,

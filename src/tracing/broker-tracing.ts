@@ -16,7 +16,7 @@
 
 import type { SpanContext } from "@opentelemetry/api";
 import type { Broker } from "../broker/broker.ts";
-import type { TracingPort } from "../broker/ports.ts";
+import { type TracingPort, UNTRACED } from "../broker/ports.ts";
 import type { ClientInfo, Message, QoS } from "../broker/types.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
 import {
@@ -133,18 +133,18 @@ export class BrokerTracing implements TracingPort {
   publish(msg: Message, route: (msg: Message) => number, received: boolean): number {
     // $SYS and event messages are not traced. Without a traceparent a client's PUBLISH starts a
     // trace; an internal publish continues the active one (an API request, a rule) or starts one.
-    if (msg.sys) return route(msg);
+    if (msg.sys) return UNTRACED;
     const up = msg.properties?.userProperties;
     const incoming = up === undefined ? undefined : this.t.carrierOf((k) => up[k]);
     // An unsampled publish (the sampler's decision, taken without a span where it allows) is
-    // routed untraced.
+    // routed untraced, by the broker.
     const span =
       incoming !== undefined
         ? this.t.startSampled("publish ", msg.topic, { kind: "server", parent: incoming })
         : received
           ? this.t.startRoot("publish ", msg.topic, SERVER_ROOT)
           : this.t.startSampled("publish ", msg.topic, SERVER_IN_CONTEXT);
-    if (span === undefined) return route(msg);
+    if (span === undefined) return UNTRACED;
     // Attributes only on sampled spans (an unsampled publish builds nothing).
     return this.deliverInside(span, msg, this.ops.publish, route);
   }

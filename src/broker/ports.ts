@@ -35,14 +35,14 @@ export const NullCluster: ClusterPort = {
   forward: () => 0,
 };
 
+/** TracingPort.publish(): the message is not traced; the caller routes it. */
+export const UNTRACED = -1;
+
 /**
  * Message tracing (set by the tracing feature when `telemetry.tracing = on`, null otherwise: one
  * null check per publish and per 5.0 delivery). A traced message carries its span context as
  * `headers.traceparent`/`headers.tracestate`, which the cluster forwards with it.
  */
-/** TracingPort.publish(): the message is not traced; the caller routes it. */
-export const UNTRACED = -1;
-
 export interface TracingPort {
   /**
    * Runs a publish (hooks and routing, `route`) inside the message's receive span and answers its

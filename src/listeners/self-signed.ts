@@ -35,7 +35,7 @@ async function writeAtomic(path: string, data: string, mode: number): Promise<vo
 
 async function generateInto(dir: string, files: CertFiles): Promise<void> {
   const host = hostname();
-  // Loaded only to generate (about 4 MB of heap a node would otherwise keep for nothing).
+  // Loaded only to generate (about 3 MB of heap a node would otherwise keep for nothing).
   const { generate } = await import("selfsigned");
   const pems = await generate([{ name: "commonName", value: host }], {
     keyType: "rsa",

@@ -126,6 +126,25 @@ describe("tracing on", () => {
     expect(named("ack tr2/x")).toHaveLength(0);
   });
 
+  it("a publish the sampler drops (traceparent flagged 00) is delivered untraced: no span, the publisher's traceparent as sent", async () => {
+    const sub = await connect("tr-sub-drop");
+    await sub.subscribeAsync("tr-drop/x", { qos: 1 });
+    const got: Record<string, unknown>[] = [];
+    sub.on("message", (_t, _p, packet) =>
+      got.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
+    );
+    const pub = await connect("tr-pub-drop");
+    const unsampled = `00-${TRACE}-${PARENT}-00`;
+    await pub.publishAsync("tr-drop/x", "a", { qos: 1, properties: { userProperties: { traceparent: unsampled } } });
+    // A sampled publish after it: its spans mark the point by which the dropped one's would be.
+    await pub.publishAsync("tr-drop/x", "b", { qos: 1 });
+    await until(() => got.length === 2, "both deliveries");
+    await until(() => named("deliver tr-drop/x").length === 1, "the sampled message's deliver span");
+    expect(got[0].traceparent).toBe(unsampled);
+    expect(named("publish tr-drop/x")).toHaveLength(1);
+    expect(named("publish tr-drop/x")[0].spanContext().traceId).not.toBe(TRACE);
+  });
+
   it("a QoS 2 delivery's PUBCOMP makes an ack span under its deliver span", async () => {
     const sub = await connect("tr-sub-q2");
     await sub.subscribeAsync("tr3/x", { qos: 2 });

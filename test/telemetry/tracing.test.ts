@@ -35,6 +35,13 @@ describe("tracing on", () => {
     clients.push(c);
     return c;
   };
+  /** Pushes the user properties of every message `c` receives into `into` (and returns it). */
+  const userProps = (c: MqttClient, into: Record<string, unknown>[] = []): Record<string, unknown>[] => {
+    c.on("message", (_t, _p, packet) =>
+      into.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
+    );
+    return into;
+  };
   const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
   const named = (prefix: string): ReadableSpan[] => spans().filter((s) => s.name.startsWith(prefix));
 
@@ -58,10 +65,7 @@ describe("tracing on", () => {
   it("a 5.0 publish with traceparent: one trace, publish -> deliver, and the subscriber gets the deliver span's traceparent", async () => {
     const sub = await connect("tr-sub");
     await sub.subscribeAsync("tr/#", { qos: 1 });
-    const got: Record<string, unknown>[] = [];
-    sub.on("message", (_t, _p, packet) =>
-      got.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
-    );
+    const got = userProps(sub);
     const pub = await connect("tr-pub");
     await pub.publishAsync("tr/1", "hello", {
       qos: 1,
@@ -109,11 +113,8 @@ describe("tracing on", () => {
     const sub4 = await connect("tr-sub4", 4);
     await sub5.subscribeAsync("tr2/x");
     await sub4.subscribeAsync("tr2/x");
-    const got5: Record<string, unknown>[] = [];
+    const got5 = userProps(sub5);
     let got4 = 0;
-    sub5.on("message", (_t, _p, packet) =>
-      got5.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
-    );
     sub4.on("message", () => got4++);
     const pub = await connect("tr-pub2");
     await pub.publishAsync("tr2/x", "a");
@@ -129,10 +130,7 @@ describe("tracing on", () => {
   it("a publish the sampler drops (traceparent flagged 00) is delivered untraced: no span, the publisher's traceparent as sent", async () => {
     const sub = await connect("tr-sub-drop");
     await sub.subscribeAsync("tr-drop/x", { qos: 1 });
-    const got: Record<string, unknown>[] = [];
-    sub.on("message", (_t, _p, packet) =>
-      got.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
-    );
+    const got = userProps(sub);
     const pub = await connect("tr-pub-drop");
     const unsampled = `00-${TRACE}-${PARENT}-00`;
     await pub.publishAsync("tr-drop/x", "a", { qos: 1, properties: { userProperties: { traceparent: unsampled } } });
@@ -176,9 +174,7 @@ describe("tracing on", () => {
     const got: Record<string, unknown>[] = [];
     for (const s of subs) {
       await s.subscribeAsync("fan/out");
-      s.on("message", (_t, _p, packet) =>
-        got.push((packet.properties?.userProperties ?? {}) as Record<string, unknown>),
-      );
+      userProps(s, got);
     }
     const pub = await connect("fan-pub");
     await pub.publishAsync("fan/out", "x");

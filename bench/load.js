@@ -143,9 +143,11 @@ export function bounds(clientCpus, broker) {
  * A flow scenario. `target`: `{ pubPort, subPort, pids }` (publishers connect to pubPort,
  * subscribers to subPort; pids: the broker process(es) whose CPU is measured), or one broker
  * handle for both. `shape`: the plan (default the scenario's key); `afterSubs`: called once every
- * subscriber is subscribed; `durationMs`: the measured window.
+ * subscriber is subscribed; `beforeStart`: awaited once every client is ready, right before the
+ * window is scheduled (flows run together wait there for each other); `durationMs`: the measured
+ * window.
  */
-export async function runFlow(s, target, workers, { durationMs, shape = s.key, afterSubs = null }) {
+export async function runFlow(s, target, workers, { durationMs, shape = s.key, afterSubs = null, beforeStart = null }) {
   const plan = flowPlan(shape);
   const P = plan.pubs.length;
   const C = plan.subs.length;
@@ -184,6 +186,7 @@ export async function runFlow(s, target, workers, { durationMs, shape = s.key, a
       pubs: g.map((p) => ({ pubId: p, topics: plan.pubs[p].map((t) => plan.topics[t]) })),
     })),
   );
+  await beforeStart?.();
   const startAt = Date.now() + 500;
   const until = startAt + durationMs;
   const bcpus = pids.map(brokerCpu);

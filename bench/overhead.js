@@ -8,11 +8,15 @@
 //     turn, for --duration seconds each, the order turning from window to window;
 //   - a window gives one ratio per variant (the variant's publishes/s over svc's, measured seconds
 //     apart), and the figure is the median over every window of every set; the ratio of the sums
-//     and each set's ratio are reported too.
+//     and each set's ratio are reported too;
+//   - with --together, each window runs the flow against every broker at the same time instead
+//     (each with its own load generators; the brokers share the machine, so the throughputs are not
+//     the brokers' best): the same machine speed for all, and the figure to read is the ratio of
+//     broker CPU per publish, the throughput ratio a broker bound by its core would show.
 // A run with a loss or a duplicate is a failure, not a figure.
 // Usage: npm run build && node bench/overhead.js [--variants svc-rules10,svc-trace1]
 //          [--only fan-in,fan-out,pairs] [--qos 0] [--payloads 64,16384] [--sets 3] [--windows 6]
-//          [--duration 2] [--out FILE]
+//          [--duration 2] [--together] [--out FILE]
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -39,6 +43,7 @@ const sets = Number(opt("sets", "3"));
 const windows = Number(opt("windows", "6"));
 const durationMs = Number(opt("duration", "2")) * 1000;
 const out = opt("out", join(HERE, "results", "overhead.jsonl"));
+const together = argv.includes("--together");
 // "svc" as a variant: a second svc, the control (its ratio shows what the method's noise alone gives).
 const unknown = variants.filter((v) => v !== "svc" && !(v in TRACING_PEERS) && !(v in RULES_PEERS));
 if (!(sets >= 1) || !(windows >= 1) || !(durationMs >= 500) || variants.length === 0 || unknown.length > 0) {
@@ -62,6 +67,19 @@ if (scenarios.length === 0) {
 
 installCleanup();
 
+/** An await that returns once `n` callers reached it (flows run together start their windows at once). */
+function meeting(n) {
+  let arrived = 0;
+  let open;
+  const all = new Promise((resolve) => {
+    open = resolve;
+  });
+  return () => {
+    if (++arrived === n) open();
+    return all;
+  };
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
@@ -80,6 +98,18 @@ async function runSet(s, set) {
   try {
     for (const [k, n] of names.entries()) brokers.push(await startBroker(n, { dir: dirs[k] }));
     for (let w = 0; w < windows; w++) {
+      if (together) {
+        // Every broker under the same flow at the same time: the same machine speed for all.
+        const workers = [];
+        const beforeStart = meeting(names.length);
+        try {
+          const rs = await Promise.all(brokers.map((b) => runFlow(s, b, workers, { durationMs, beforeStart })));
+          for (const [k, r] of rs.entries()) results[k].push(r);
+        } finally {
+          await Promise.all(workers.map((x) => x.exit()));
+        }
+        continue;
+      }
       // The order turns, so that no broker always runs first in a window (or right after another).
       const turn = (w + set) % names.length;
       for (const k of [...names.keys()].map((i) => (i + turn) % names.length)) {
@@ -140,6 +170,7 @@ for (const s of scenarios) {
       sets,
       windows: windowRatios.length,
       window_s: durationMs / 1000,
+      together,
       failures,
       throughput_ratio: windowRatios.length > 0 ? round3(median(windowRatios)) : null,
       sum_ratio: totals.base > 0 ? round3(totals.x / totals.base) : null,

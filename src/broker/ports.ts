@@ -2,7 +2,7 @@
 // nodes through ClusterPort, and learns local route changes through RouteListener (router.ts).
 // On a single node the NullCluster forwards nothing.
 
-import type { Message, QoS, SubOpts } from "./types.ts";
+import type { ClientInfo, Message, QoS, SubOpts } from "./types.ts";
 
 /**
  * Something that can hold back publishers' acknowledgements until it has caught up: a congested
@@ -60,5 +60,5 @@ export interface TracingPort {
    * One delivery of `msg` (a deliver span when traced): the `traceparent`/`tracestate` its PUBLISH
    * carries when `carrier` (a 5.0 subscriber) and the message is traced, null otherwise.
    */
-  deliver(msg: Message, clientId: string, qos: QoS, carrier: boolean): Record<string, string> | null;
+  deliver(msg: Message, client: ClientInfo, qos: QoS, carrier: boolean): Record<string, string> | null;
 }

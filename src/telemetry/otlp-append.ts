@@ -9,6 +9,7 @@ import { delimited, idSize, spanFlags, varint64Size } from "./otlp-wire.ts";
 import {
   addSharedParts,
   encodeAlone,
+  frozenPartBytes,
   NO_OUTPUT,
   NO_PARTS,
   type PartBytes,
@@ -28,6 +29,8 @@ import {
   writeVarint64,
 } from "./otlp-writer.ts";
 
+const NO_ATTRIBUTES: OtlpAttributes = Object.freeze({});
+
 /** Encoded ScopeSpans.spans fields, one after another: `buf[0..len)` (the buffer is reused). */
 export class SpanFields {
   buf: Buffer = NO_OUTPUT;
@@ -45,22 +48,23 @@ export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: PartBy
   try {
     const t = parts === undefined ? null : templateOf(span, parts[0]);
     if (parts !== undefined && t === null) addSharedParts(shared, parts[0]);
+    // The span's own attributes (with a template): encoded once when the part is frozen.
+    const ownPart = t === null ? NO_ATTRIBUTES : (parts as readonly [readonly OtlpAttributes[], OtlpAttributes])[1];
+    const ownBytes = t === null ? null : frozenPartBytes(ownPart);
     w.top = 0;
     w.next = 0;
     const start = into.len;
     let content: number;
-    let ownPart: OtlpAttributes = {};
     if (t === null) content = sizeSpan(span);
     else {
       // The span's own fields: its id, times and own attributes; the rest is the template's.
-      ownPart = (parts as readonly [readonly OtlpAttributes[], OtlpAttributes])[1];
       content =
         t.before.length +
         idSize(span.spanContext().spanId) +
         t.middle.length +
         18 +
         t.sharedBytes.length +
-        sizeAttributes(ownPart) +
+        (ownBytes === null ? sizeAttributes(ownPart) : ownBytes.length) +
         t.after.length;
     }
     const end = start + delimited(content);
@@ -83,7 +87,8 @@ export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: PartBy
       w.out[w.pos++] = 0x41;
       writeTime(span.endTime);
       writeBytes(t.sharedBytes);
-      writeAttributes(0x4a, ownPart);
+      if (ownBytes === null) writeAttributes(0x4a, ownPart);
+      else writeBytes(ownBytes);
       writeBytes(t.after);
     }
     if (w.pos !== end || w.next !== w.top)

@@ -390,6 +390,24 @@ export function addSharedParts(parts: PartBytes, shared: readonly OtlpAttributes
   }
 }
 
+/** The encoded frozen parts spans hold as their own (a subscriber's, on each of its deliver spans). */
+const frozenParts = new WeakMap<object, Uint8Array>();
+
+/**
+ * The Span.attributes fields of `part` when it is frozen, encoded once per object (a frozen part is
+ * never modified, so its bytes stay true); null for any other part, which is encoded each time.
+ * Between encodings only (encodeAlone).
+ */
+export function frozenPartBytes(part: OtlpAttributes): Uint8Array | null {
+  if (!Object.isFrozen(part)) return null;
+  let bytes = frozenParts.get(part);
+  if (bytes === undefined) {
+    bytes = encodeAlone(sizeAttributes, writePart, part);
+    frozenParts.set(part, bytes);
+  }
+  return bytes;
+}
+
 /** A shared part's Span.attributes fields. */
 function writePart(part: OtlpAttributes): void {
   writeAttributes(0x4a, part);

@@ -71,6 +71,8 @@ function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): R
 export class BrokerTracing implements TracingPort {
   /** Open CONNECT spans (and their authenticate child) per connecting client. */
   private readonly connects = new WeakMap<ClientInfo, { span: Span; auth: Span | undefined }>();
+  /** Each subscriber's own deliver span attributes per QoS (subscriberAttrs). */
+  private readonly subscribers = new WeakMap<ClientInfo, readonly [Attrs, Attrs, Attrs]>();
   /** The attributes of each operation's spans that do not depend on the message (made once). */
   private readonly ops: Record<"publish" | "dispatch" | "deliver" | "ack" | "forward", Attrs>;
 
@@ -107,6 +109,21 @@ export class BrokerTracing implements TracingPort {
   detach(broker: Broker): void {
     if (broker.tracing === this) broker.tracing = null;
     broker.hooks.removeOwner(OWNER);
+  }
+
+  /**
+   * A subscriber's own attributes of its deliver spans at `qos`: made once per connection and QoS,
+   * frozen, so that the encoder encodes them once too (a fan-out's deliver spans differ only there).
+   */
+  private subscriberAttrs(client: ClientInfo, qos: QoS): Attrs {
+    let byQos = this.subscribers.get(client);
+    if (byQos === undefined || byQos[0]["messaging.consumer.id"] !== client.clientId) {
+      const id = client.clientId;
+      const of = (q: QoS): Attrs => Object.freeze({ "messaging.consumer.id": id, "svc.delivery.qos": q });
+      byQos = [of(0), of(1), of(2)];
+      this.subscribers.set(client, byQos);
+    }
+    return byQos[qos];
   }
 
   /** The attributes of a message's spans that depend on the message (one object per traced message). */
@@ -195,7 +212,7 @@ export class BrokerTracing implements TracingPort {
     return this.deliverInside(span, msg, this.ops.dispatch, run);
   }
 
-  deliver(msg: Message, clientId: string, qos: QoS, carrier: boolean): Record<string, string> | null {
+  deliver(msg: Message, client: ClientInfo, qos: QoS, carrier: boolean): Record<string, string> | null {
     const h = msg.headers as TracedHeaders | undefined;
     if (h === undefined) return null;
     let st = h[STATE];
@@ -212,11 +229,10 @@ export class BrokerTracing implements TracingPort {
     if (st.n >= this.t.maxDeliverSpans || st.parent === undefined) return carrier ? { ...st.carrier } : null;
     st.n++;
     // The message's attributes are shared by its deliver spans; each adds the subscriber's.
-    const own = { "messaging.consumer.id": clientId, "svc.delivery.qos": qos };
-    const sc = this.t.recordChild(st.name, st.parent, "producer", st.shared, own);
+    const sc = this.t.recordChild(st.name, st.parent, "producer", st.shared, this.subscriberAttrs(client, qos));
     if (sc === undefined) return carrier ? { ...st.carrier } : null;
     // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
-    if (qos > 0) (st.acks ??= new Map()).set(clientId, { parent: sc, qos });
+    if (qos > 0) (st.acks ??= new Map()).set(client.clientId, { parent: sc, qos });
     if (!carrier) return null;
     const c = this.t.carrierOfContext(sc);
     return c.tracestate === undefined

@@ -373,6 +373,17 @@ describe("SpanBatch (spans encoded as they end)", () => {
     const shareds = [[{ a: "x" }], [node, { a: "y", n: 2 }], [node, { big: "ü".repeat(200) }], []];
     const parents = [CTX, { ...CTX, spanId: "a1a1a1a1a1a1a1a1", isRemote: true }, { ...CTX, spanId: "" }];
     const traces = [CTX.traceId, "0af7651916cd43dd8448eb211c80319c"];
+    // Own attributes: fresh objects, or frozen ones reused by many spans (a subscriber's, encoded once).
+    const frozenOwns = [
+      Object.freeze({}),
+      ...STRINGS.map((id, i) => Object.freeze({ "messaging.consumer.id": id, "svc.delivery.qos": i % 3 })),
+    ];
+    const own = () =>
+      g.r() < 0.4
+        ? g.pick(frozenOwns)
+        : g.r() < 0.3
+          ? {}
+          : { "messaging.consumer.id": g.pick(STRINGS), "svc.delivery.qos": g.int(3) };
     const batch = new SpanBatch();
     for (let round = 0; round < 20; round++) {
       const spans: object[] = [];
@@ -391,7 +402,7 @@ describe("SpanBatch (spans encoded as they end)", () => {
             g.pick(parents),
             [1_700_000_000 + g.int(1000), g.int(1_000_000_000)],
             g.pick(shareds),
-            g.r() < 0.3 ? {} : { "messaging.consumer.id": g.pick(STRINGS), "svc.delivery.qos": g.int(3) },
+            own(),
             RESOURCE,
             SCOPE,
           ),

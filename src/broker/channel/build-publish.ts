@@ -40,7 +40,7 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
   // A traced message (tracing on, span context in its headers) gets a deliver span; 5.0
   // subscribers receive its traceparent: per-delivery bytes, never the shared cache.
   const tracing = msg.headers !== undefined ? ch.broker.tracing : null;
-  const trace = tracing === null ? null : tracing.deliver(msg, ch.client.clientId, d.qos, v5);
+  const trace = tracing === null ? null : tracing.deliver(msg, ch.client, d.qos, v5);
   const shareable = !v5 || (trace === null && d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null);
   if (shareable) {
     const slot = d.qos * 4 + (v5 ? 2 : 0) + (retain ? 1 : 0);

@@ -127,6 +127,56 @@ describe("tracing on", () => {
     expect(named("ack tr2/x")).toHaveLength(0);
   });
 
+  it("a traced large payload arrives intact: whole bytes with the traceparent (5.0), the shared bytes and payload (3.1.1)", async () => {
+    // 5.0 (a trace state: serialized per delivery): whole bytes with the traceparent; 3.1.1: the
+    // shared bytes that end before the payload, then the payload.
+    const sub5 = await connect("tr-big5");
+    const sub4 = await connect("tr-big4", 4);
+    await sub5.subscribeAsync("tr-big/x", { qos: 1 });
+    await sub4.subscribeAsync("tr-big/x", { qos: 1 });
+    const payload = Buffer.alloc(20_000);
+    for (let i = 0; i < payload.length; i++) payload[i] = (i * 31) & 0xff;
+    const got: { id: string; payload: Buffer; up: Record<string, unknown> }[] = [];
+    for (const [id, c] of [
+      ["5", sub5],
+      ["4", sub4],
+    ] as const)
+      c.on("message", (_t, p, packet) =>
+        got.push({
+          id,
+          payload: Buffer.from(p),
+          up: (packet.properties?.userProperties ?? {}) as Record<string, unknown>,
+        }),
+      );
+    // Every byte the 5.0 subscriber receives is part of a packet it parsed (no stray payload copy).
+    const stream = (sub5 as unknown as { stream: NodeJS.ReadableStream }).stream;
+    let received = 0;
+    stream.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    let parsed = 0;
+    sub5.on("packetreceive", (packet) => {
+      const n = (packet as { length: number }).length;
+      parsed += 1 + (n < 128 ? 1 : n < 16_384 ? 2 : n < 2_097_152 ? 3 : 4) + n;
+    });
+    const pub = await connect("tr-big-pub");
+    const properties = { userProperties: { traceparent: `00-${TRACE}-${PARENT}-01`, tracestate: "vendor=big" } };
+    await pub.publishAsync("tr-big/x", payload, { qos: 1, properties });
+    await pub.publishAsync("tr-big/x", "after", { qos: 1 });
+    await until(() => got.length === 4, "deliveries");
+    expect(received).toBe(parsed);
+    for (const id of ["5", "4"]) {
+      const mine = got.filter((g) => g.id === id);
+      expect(mine.map((g) => g.payload.length)).toEqual([payload.length, 5]);
+      expect(mine[0].payload.equals(payload)).toBe(true);
+      expect(mine[1].payload.toString()).toBe("after");
+    }
+    const up5 = got.find((g) => g.id === "5")?.up;
+    expect(up5?.traceparent).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
+    expect(up5?.tracestate).toBe("vendor=big");
+    expect(got.find((g) => g.id === "4")?.up.traceparent).toBeUndefined();
+  });
+
   it("a publish the sampler drops (traceparent flagged 00) is delivered untraced: no span, the publisher's traceparent as sent", async () => {
     const sub = await connect("tr-sub-drop");
     await sub.subscribeAsync("tr-drop/x", { qos: 1 });

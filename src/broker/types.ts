@@ -2,6 +2,7 @@
 // client identity every hook sees, and per-subscription options (MQTT 5.0 section 3.8.3.1).
 
 import type { UserProperties } from "mqtt-packet";
+import { now as clockNow } from "./clock.ts";
 
 export type QoS = 0 | 1 | 2;
 
@@ -108,7 +109,7 @@ export interface NewMessage {
 }
 
 export function makeMessage(m: NewMessage): Message {
-  const now = m.now ?? Date.now();
+  const now = m.now ?? clockNow();
   const exp = m.properties?.messageExpiryInterval;
   return {
     seq: nextSeq(),

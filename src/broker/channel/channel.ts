@@ -9,6 +9,7 @@ import type { ConnectionInfo } from "../../listeners/types.ts";
 import { encodeAck } from "../../mqtt/fast-codec.ts";
 import { RC, reasonName } from "../../mqtt/reason-codes.ts";
 import type { Broker } from "../broker.ts";
+import { now } from "../clock.ts";
 import { M } from "../metrics.ts";
 import type { Delivery, SessionOutlet } from "../session/delivery.ts";
 import type { Session } from "../session/session.ts";
@@ -143,7 +144,7 @@ export class Channel implements SessionOutlet {
   }
 
   handleIn(p: Packet): void | Promise<void> {
-    this.lastRecv = Date.now();
+    this.lastRecv = now();
     this.counters.recvPkt++;
     switch (p.cmd) {
       case "connect":

@@ -10,6 +10,7 @@ import { decodeFrame, encodePacket } from "../../mqtt/codec.ts";
 import { decodeFast, MALFORMED_FRAME } from "../../mqtt/fast-codec.ts";
 import type { Channel } from "../channel/channel.ts";
 import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
+import { readBegins, readDone } from "../clock.ts";
 import { M, type Metrics } from "../metrics.ts";
 import { connectProtocolLevel, FrameReader, MALFORMED, NEED_MORE, TOO_LARGE } from "./frame-reader.ts";
 
@@ -84,7 +85,13 @@ export class Connection implements ConnectionPort, StreamOwner {
     this.channel.bytesIn(chunk.length);
     if (this.closing) return;
     this.reader.push(chunk);
-    this.pump();
+    // One clock read for every packet of the chunk (clock.ts).
+    const outer = readBegins();
+    try {
+      this.pump();
+    } finally {
+      readDone(outer);
+    }
   }
 
   private pump(): void {

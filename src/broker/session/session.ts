@@ -3,6 +3,7 @@
 // packet ids awaiting PUBREL, and the packet id allocator. I/O-free: it talks to the connection
 // through a SessionOutlet and to the rest of the broker through SessionEnv.
 
+import { now } from "../clock.ts";
 import type { BrokerHooks, SessionHandle } from "../hookpoints.ts";
 import { M, type Metrics } from "../metrics.ts";
 import type { AckHolder } from "../ports.ts";
@@ -145,7 +146,7 @@ export class Session implements SessionHandle, Subscriber {
     }
     let qos: QoS = opts.qos;
     if (!this.zone.upgradeQos && msg.qos < qos) qos = msg.qos;
-    if (msg.expiresAt !== 0 && msg.expiresAt <= Date.now()) {
+    if (msg.expiresAt !== 0 && msg.expiresAt <= now()) {
       this.drop(msg, "expired", M.deliveryDroppedExpired);
       return;
     }
@@ -194,7 +195,7 @@ export class Session implements SessionHandle, Subscriber {
       this.enqueue(d);
       return;
     }
-    const e: InflightEntry = { d, pid, phase: 1, sentAt: Date.now() };
+    const e: InflightEntry = { d, pid, phase: 1, sentAt: now() };
     this.inflight.set(pid, e);
     if (out.sendPublish(d, pid, false)) this.delivered++;
     else {
@@ -207,10 +208,10 @@ export class Session implements SessionHandle, Subscriber {
   drain(): void {
     const out = this.outlet;
     if (out === null) return;
-    const now = Date.now();
+    const at = now();
     while (this.mqueue.length > 0) {
       const head = this.mqueue.peek() as Delivery;
-      if (head.msg.expiresAt !== 0 && head.msg.expiresAt <= now) {
+      if (head.msg.expiresAt !== 0 && head.msg.expiresAt <= at) {
         this.mqueue.shift();
         this.drop(head.msg, "expired", M.deliveryDroppedExpired);
         continue;
@@ -250,7 +251,7 @@ export class Session implements SessionHandle, Subscriber {
     }
     if (e.phase === 1) {
       e.phase = 2;
-      e.sentAt = Date.now();
+      e.sentAt = now();
     }
     return "ok";
   }
@@ -273,7 +274,7 @@ export class Session implements SessionHandle, Subscriber {
   awaitRel(pid: number): "new" | "dup" | "full" {
     if (this.awaitingRel.has(pid)) return "dup";
     if (this.zone.maxAwaitingRel > 0 && this.awaitingRel.size >= this.zone.maxAwaitingRel) return "full";
-    this.awaitingRel.set(pid, Date.now());
+    this.awaitingRel.set(pid, now());
     return "new";
   }
 

@@ -117,6 +117,10 @@ export class Tracing {
   private readonly kindOnly: Record<SpanKindName, SpanOptions>;
   /** The API's context key of the active span, once checked; null: contexts made by the API only. */
   private readonly spanKey: symbol | null;
+  /** ln(1 - root ratio) for a ratio strictly between 0 and 1 (the geometric draw), else 0. */
+  private readonly rootLogDrop: number;
+  /** Root spans still to drop before the next sampled one; -1: not drawn yet (startRoot). */
+  private rootSkip = -1;
 
   constructor(
     private readonly otel: OtelApi,
@@ -129,6 +133,8 @@ export class Tracing {
     private readonly recorder: SpanRecorder | null = null,
   ) {
     this.presampledRoot = otel.ROOT_CONTEXT.setValue(PRESAMPLED, true);
+    const root = sampling?.root ?? 1;
+    this.rootLogDrop = root > 0 && root < 1 ? Math.log1p(-root) : 0;
     // The API keys the span of a context with Symbol.for(its description) (so that API copies
     // agree); a SpanOverContext is used only once the API was seen to read the span from one.
     const key = otel.createContextKey(SPAN_KEY_DESCRIPTION);
@@ -181,14 +187,24 @@ export class Tracing {
 
   /**
    * startSampled() for a root span (`o.parent` null; also where startSampled finds no valid parent),
-   * the form of a client's PUBLISH without a traceparent: one draw against the root ratio, nothing
-   * made when it drops the span, and a sampled span the SDK is told not to decide again.
+   * the form of a client's PUBLISH without a traceparent: sampled against the root ratio, nothing
+   * made when the span is dropped, and a sampled span the SDK is told not to decide again. Rather
+   * than one Math.random() per span (as much as the rest of an unsampled publish), one draw per
+   * sampled span tells how many root spans to drop before the next: a geometric count, so each
+   * span is still sampled with the ratio's probability, independently of the others.
    */
   startRoot(name: string, suffix: string, o: StartOptions): Span | undefined {
     const s = this.sampling;
     if (s === null) return this.recording(this.start(name + suffix, o));
-    const r = s.root;
-    if (r < 1 && !(Math.random() < r)) return undefined; // (always_off and ratio 0 included)
+    if (s.root < 1) {
+      if (s.root <= 0) return undefined; // always_off, ratio 0
+      if (this.rootSkip < 0) this.rootSkip = Math.floor(Math.log(1 - Math.random()) / this.rootLogDrop);
+      if (this.rootSkip > 0) {
+        this.rootSkip--;
+        return undefined;
+      }
+      this.rootSkip = -1;
+    }
     return this.sampledSpan(name + suffix, o, undefined);
   }
 

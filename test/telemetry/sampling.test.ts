@@ -53,14 +53,25 @@ afterEach(() => {
 describe("Tracing.startSampled", () => {
   const ratio = (r: number) => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(r) });
 
-  it("a dropped root span: one Math.random() draw, no span, no sampler call", () => {
+  it("dropped root spans: no span, no sampler call, one Math.random() draw per sampled span", () => {
     const { t, sampler, exporter } = setup(ratio(0.01), { root: 0.01, parentBased: true });
     const random = vi.spyOn(Math, "random").mockReturnValue(0.5);
-    expect(t.startSampled("publish ", "a/b", { kind: "server" })).toBeUndefined();
-    expect(t.startSampled("publish ", "a/b", { parent: null })).toBeUndefined();
-    expect(random).toHaveBeenCalledTimes(2);
+    // The draw 0.5 at 1%: floor(ln(0.5) / ln(0.99)) = 68 root spans dropped, then one sampled.
+    for (let i = 0; i < 68; i++) {
+      const o = i % 2 === 0 ? { kind: "server" as const } : { parent: null };
+      expect(t.startSampled("publish ", "a/b", o)).toBeUndefined();
+    }
+    expect(random).toHaveBeenCalledTimes(1);
     expect(sampler.calls).toBe(0);
     expect(exporter.getFinishedSpans()).toHaveLength(0);
+    const sampled = t.startSampled("publish ", "a/b", { kind: "server" });
+    expect(sampled?.isRecording()).toBe(true);
+    sampled?.end();
+    expect(exporter.getFinishedSpans()).toHaveLength(1);
+    // The next root span draws again (the SDK's id generator drew too, for the sampled span).
+    const draws = random.mock.calls.length;
+    expect(t.startSampled("publish ", "a/b", { kind: "server" })).toBeUndefined();
+    expect(random).toHaveBeenCalledTimes(draws + 1);
   });
 
   it("a sampled root span is recorded without a second draw by the configured sampler", () => {
@@ -77,6 +88,29 @@ describe("Tracing.startSampled", () => {
     expect(done[0].name).toBe("publish a/b");
     expect(done[0].parentSpanContext).toBeUndefined();
     expect(done[0].kind).toBe(api.SpanKind.SERVER);
+  });
+
+  it("sampled root spans come at the ratio, with the gaps of independent draws", () => {
+    // 1%: about 1,000 of 100,000, the gaps between them geometric (mean 99, as many below the
+    // median 68 as above it).
+    const { t } = setup(ratio(0.01), { root: 0.01, parentBased: true });
+    const gaps: number[] = [];
+    let last = -1;
+    for (let i = 0; i < 100_000; i++) {
+      const s = t.startRoot("p ", "x", {});
+      if (s === undefined) continue;
+      s.end();
+      if (last >= 0) gaps.push(i - last - 1);
+      last = i;
+    }
+    expect(gaps.length).toBeGreaterThan(850);
+    expect(gaps.length).toBeLessThan(1150);
+    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    expect(mean).toBeGreaterThan(85);
+    expect(mean).toBeLessThan(115);
+    const below = gaps.filter((g) => g < 68).length / gaps.length;
+    expect(below).toBeGreaterThan(0.42);
+    expect(below).toBeLessThan(0.58);
   });
 
   it("the root draw follows the ratio", () => {
@@ -282,9 +316,9 @@ describe("startTracingSdk with OTEL_TRACES_SAMPLER", () => {
   });
 
   it("draws roots against the ratio and records the ones drawn", () => {
-    // (The SDK's id generator draws too, once a span is made.)
-    vi.spyOn(Math, "random").mockReturnValueOnce(0.5).mockReturnValueOnce(0.05);
-    expect(sdk.tracing.startSampled("publish ", "t")).toBeUndefined();
+    // The draw 0.5 at 10%: floor(ln(0.5) / ln(0.9)) = 6 roots dropped, then one sampled.
+    vi.spyOn(Math, "random").mockReturnValueOnce(0.5);
+    for (let i = 0; i < 6; i++) expect(sdk.tracing.startSampled("publish ", "t")).toBeUndefined();
     const s = sdk.tracing.startSampled("publish ", "t");
     expect(s?.isRecording()).toBe(true);
     s?.end();

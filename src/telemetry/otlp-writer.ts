@@ -394,9 +394,11 @@ export function addSharedParts(parts: PartBytes, shared: readonly OtlpAttributes
 const frozenParts = new WeakMap<object, Uint8Array>();
 
 /**
- * The Span.attributes fields of `part` when it is frozen, encoded once per object (a frozen part is
- * never modified, so its bytes stay true); null for any other part, which is encoded each time.
- * Between encodings only (encodeAlone).
+ * The Span.attributes fields of `part` when it is frozen, encoded once per object (who freezes a
+ * part promises it never changes, array values included, so its bytes stay true); null for any
+ * other part, which is encoded each time. Between encodings only (encodeAlone). The entries are per
+ * long-lived object (a subscriber's), never per message: weak entries for short-lived keys cost
+ * every scavenge.
  */
 export function frozenPartBytes(part: OtlpAttributes): Uint8Array | null {
   if (!Object.isFrozen(part)) return null;

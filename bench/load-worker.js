@@ -8,7 +8,7 @@
 // core saturated), so the parent can tell when the load generator was the bottleneck.
 //
 // Roles: "sub" (subscribers that track every (publisher, sequence) they see), "pub" (publishers
-// flooding at QoS 0/1/2), "lat" (one publisher and one subscriber in this process, at a fixed
+// flooding at QoS 0/1/2, or publishing at a fixed rate), "lat" (one publisher and one subscriber in this process, at a fixed
 // rate; end-to-end latency from the send time in the payload), "conn" (opens connections from
 // several source addresses with bounded concurrency, then holds them idle).
 
@@ -122,7 +122,10 @@ async function runPub({ startAt, until }) {
   await sleepUntil(startAt);
   meter.start();
   setTimeout(() => meter.stop(), Math.max(0, until - Date.now()));
-  const results = await Promise.all(publishers.map((p) => p.flood(until)));
+  // A flood, or (job.rate) this worker's share of a fixed offered rate, split between its publishers.
+  const results = await Promise.all(
+    publishers.map((p) => (job.rate > 0 ? p.paced(job.rate / publishers.length, until) : p.flood(until))),
+  );
   meter.stop();
   return {
     pubs: job.pubs.map((p, k) => ({ pubId: p.pubId, sent: results[k].sent, unacked: results[k].unacked })),

@@ -145,9 +145,14 @@ export function bounds(clientCpus, broker) {
  * handle for both. `shape`: the plan (default the scenario's key); `afterSubs`: called once every
  * subscriber is subscribed; `beforeStart`: awaited once every client is ready, right before the
  * window is scheduled (flows run together wait there for each other); `durationMs`: the measured
- * window.
+ * window; `offered`: publishes/s offered by all publishers together (0: they flood).
  */
-export async function runFlow(s, target, workers, { durationMs, shape = s.key, afterSubs = null, beforeStart = null }) {
+export async function runFlow(
+  s,
+  target,
+  workers,
+  { durationMs, shape = s.key, afterSubs = null, beforeStart = null, offered = 0 },
+) {
   const plan = flowPlan(shape);
   const P = plan.pubs.length;
   const C = plan.subs.length;
@@ -183,6 +188,7 @@ export async function runFlow(s, target, workers, { durationMs, shape = s.key, a
       qos: s.qos,
       payload: s.payload,
       window: PUB_WINDOW,
+      rate: (offered * g.length) / P,
       pubs: g.map((p) => ({ pubId: p, topics: plan.pubs[p].map((t) => plan.topics[t]) })),
     })),
   );

@@ -12,11 +12,14 @@
 //   - with --together, each window runs the flow against every broker at the same time instead
 //     (each with its own load generators; the brokers share the machine, so the throughputs are not
 //     the brokers' best): the same machine speed for all, and the figure to read is the ratio of
-//     broker CPU per publish, the throughput ratio a broker bound by its core would show.
+//     broker CPU per publish, the throughput ratio a broker bound by its core would show;
+//   - with --rate N, the publishers offer N publishes/s in all instead of flooding: no broker is
+//     saturated, and its CPU per publish is its cost at that load (with --together, the most precise
+//     figure here: the same load at the same time, none of the feedback of brokers at their limit).
 // A run with a loss or a duplicate is a failure, not a figure.
 // Usage: npm run build && node bench/overhead.js [--variants svc-rules10,svc-trace1]
 //          [--only fan-in,fan-out,pairs] [--qos 0] [--payloads 64,16384] [--sets 3] [--windows 6]
-//          [--duration 2] [--together] [--out FILE]
+//          [--duration 2] [--together] [--rate N] [--out FILE]
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -44,11 +47,20 @@ const windows = Number(opt("windows", "6"));
 const durationMs = Number(opt("duration", "2")) * 1000;
 const out = opt("out", join(HERE, "results", "overhead.jsonl"));
 const together = argv.includes("--together");
+// Publishes/s offered to each broker (0: the publishers flood).
+const offered = Number(opt("rate", "0"));
 // "svc" as a variant: a second svc, the control (its ratio shows what the method's noise alone gives).
 const unknown = variants.filter((v) => v !== "svc" && !(v in TRACING_PEERS) && !(v in RULES_PEERS));
-if (!(sets >= 1) || !(windows >= 1) || !(durationMs >= 500) || variants.length === 0 || unknown.length > 0) {
+if (
+  !(sets >= 1) ||
+  !(windows >= 1) ||
+  !(durationMs >= 500) ||
+  !(offered >= 0) ||
+  variants.length === 0 ||
+  unknown.length > 0
+) {
   console.error(
-    "overhead: --sets and --windows must be at least 1, --duration at least 0.5, and --variants name" +
+    "overhead: --sets and --windows must be at least 1, --duration at least 0.5, --rate a number of publishes/s, and --variants name" +
       ` variants of svc (${[...Object.keys(TRACING_PEERS), ...Object.keys(RULES_PEERS)].join(", ")})`,
   );
   process.exit(2);
@@ -103,7 +115,9 @@ async function runSet(s, set) {
         const workers = [];
         const beforeStart = meeting(names.length);
         try {
-          const rs = await Promise.all(brokers.map((b) => runFlow(s, b, workers, { durationMs, beforeStart })));
+          const rs = await Promise.all(
+            brokers.map((b) => runFlow(s, b, workers, { durationMs, beforeStart, offered })),
+          );
           for (const [k, r] of rs.entries()) results[k].push(r);
         } finally {
           await Promise.all(workers.map((x) => x.exit()));
@@ -115,7 +129,7 @@ async function runSet(s, set) {
       for (const k of [...names.keys()].map((i) => (i + turn) % names.length)) {
         const workers = [];
         try {
-          results[k].push(await runFlow(s, brokers[k], workers, { durationMs }));
+          results[k].push(await runFlow(s, brokers[k], workers, { durationMs, offered }));
         } finally {
           await Promise.all(workers.map((x) => x.exit()));
         }
@@ -171,12 +185,14 @@ for (const s of scenarios) {
       windows: windowRatios.length,
       window_s: durationMs / 1000,
       together,
+      offered_per_s: offered,
       failures,
       throughput_ratio: windowRatios.length > 0 ? round3(median(windowRatios)) : null,
       sum_ratio: totals.base > 0 ? round3(totals.x / totals.base) : null,
       set_ratios: setRatios.map(round3),
       window_ratios: windowRatios.map(round3),
       cpu_per_publish_ratio: cpu.length > 0 ? round3(median(cpu)) : null,
+      cpu_window_ratios: cpu.map(round3),
       svc_published_per_s: Math.round(totals.base / Math.max(1, windowRatios.length)),
       goal: GOALS[v] ?? null,
     };

@@ -7,6 +7,7 @@
 
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
 import { encodePublish, type PublishFields } from "../../mqtt/publish-encoder.ts";
+import { now } from "../clock.ts";
 import type { Delivery } from "../session/delivery.ts";
 import type { Message } from "../types.ts";
 import type { Channel } from "./channel.ts";
@@ -208,7 +209,7 @@ function outgoingProperties(
   const props: NonNullable<IPublishPacket["properties"]> = msg.properties === undefined ? {} : { ...msg.properties };
   if (msg.expiresAt !== 0) {
     // [MQTT-3.3.2-6] the interval sent is what remains.
-    props.messageExpiryInterval = Math.max(1, Math.ceil((msg.expiresAt - Date.now()) / 1000));
+    props.messageExpiryInterval = Math.max(1, Math.ceil((msg.expiresAt - now()) / 1000));
   }
   if (d.opts.subId > 0) props.subscriptionIdentifier = d.opts.subId;
   if (trace !== null) {

@@ -115,9 +115,9 @@ export class Session implements SessionHandle, Subscriber {
     this.expiresAt = 0;
     const zoneMax = this.zone.maxInflight > 0 ? this.zone.maxInflight : 65535;
     this.maxInflight = Math.min(zoneMax, receiveMaximum);
-    const now = Date.now();
+    const at = now();
     for (const e of this.#inflight?.values() ?? NO_ENTRIES) {
-      e.sentAt = now;
+      e.sentAt = at;
       if (e.phase === 1) {
         if (!outlet.sendPublish(e.d, e.pid, true)) this.inflight.delete(e.pid);
       } else outlet.sendPubrel(e.pid);

@@ -1,10 +1,12 @@
 // The span processor of the http/protobuf export (tracing-sdk.ts): the SDK's BatchSpanProcessor
 // behaviour (sampled spans only, a bounded queue that drops when full, a batch exported as soon as
 // it is full or `scheduledDelayMillis` after its first span, one export at a time, each bounded by
-// `exportTimeoutMillis`; the OTEL_BSP_* settings), except that a span is encoded when it ends
-// (otlp-batch.ts) instead of being kept until its batch is exported. Spans in waiting therefore
-// cost bytes, not objects that survive garbage collections. Imports no OpenTelemetry package: the
-// spans and the exporter are structural types.
+// `exportTimeoutMillis`; the OTEL_BSP_* settings), except that spans are encoded (otlp-batch.ts)
+// ENCODE_RUN at a time as they end instead of all at once when their batch is exported. A batch in
+// waiting therefore costs bytes, not objects that survive garbage collections; and the encoder runs
+// over a run of spans at a time, not once per span: at low sampling ratios the spans of a message
+// come far apart, and a lone span's encoding was several times as costly (code and data gone cold in
+// between). Imports no OpenTelemetry package: the spans and the exporter are structural types.
 
 import { type EncodedSpans, SpanBatch } from "./otlp-batch.ts";
 import type { OtlpSpan } from "./otlp-span.ts";
@@ -39,6 +41,12 @@ export const BATCH_DEFAULTS: Readonly<BatchSettings> = Object.freeze({
   exportTimeoutMillis: 30000,
 });
 
+/**
+ * Finished spans held before they are encoded together: few enough that holding them costs little,
+ * enough that the encoding of a run is warm.
+ */
+export const ENCODE_RUN = 64;
+
 /** Where the processor reports what the SDK's processor logs (dropped spans, failed exports). */
 export interface BatchReport {
   warn(message: string): void;
@@ -48,9 +56,11 @@ export interface BatchReport {
 export class EncodingSpanProcessor {
   private readonly settings: BatchSettings;
   private batch = new SpanBatch();
+  /** Finished spans not encoded yet (at most ENCODE_RUN), oldest first; part of the batch being filled. */
+  private pending: OtlpSpan[] = [];
   /** Full batches waiting for export, oldest first. */
   private readonly ready: EncodedSpans[] = [];
-  /** Spans in `ready` and `batch`, against maxQueueSize. */
+  /** Spans in `ready`, `batch` and `pending`, against maxQueueSize. */
   private queued = 0;
   private exporting = false;
   private timer: NodeJS.Timeout | undefined;
@@ -87,20 +97,31 @@ export class EncodingSpanProcessor {
       this.report.warn(`Dropped ${this.dropped} spans because maxQueueSize reached`);
       this.dropped = 0;
     }
-    try {
-      this.batch.add(span);
-    } catch (err) {
-      this.report.error(err as Error);
-      return;
-    }
+    this.pending.push(span);
     this.queued++;
-    if (this.batch.length >= this.settings.maxExportBatchSize) this.seal();
+    if (this.batch.length + this.pending.length >= this.settings.maxExportBatchSize) this.seal();
+    else if (this.pending.length >= ENCODE_RUN) this.encodePending();
     this.pump();
+  }
+
+  /** Encodes the pending spans into the batch; a span the encoder cannot write is reported and left out. */
+  private encodePending(): void {
+    const spans = this.pending;
+    if (spans.length === 0) return;
+    this.pending = [];
+    for (const span of spans) {
+      try {
+        this.batch.add(span);
+      } catch (err) {
+        this.queued--;
+        this.report.error(err as Error);
+      }
+    }
   }
 
   /** Exports everything queued; resolves when the queue is empty. */
   forceFlush(): Promise<void> {
-    if (this.batch.length > 0) this.seal();
+    if (this.batch.length + this.pending.length > 0) this.seal();
     this.pump();
     if (!this.exporting) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
@@ -116,10 +137,12 @@ export class EncodingSpanProcessor {
     return this.shutdownDone;
   }
 
-  /** The batch being filled goes to the export queue. */
+  /** The batch being filled (its pending spans encoded) goes to the export queue. */
   private seal(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.encodePending();
+    if (this.batch.length === 0) return; // every pending span failed to encode
     try {
       this.ready.push(this.batch.take());
     } catch (err) {
@@ -134,10 +157,10 @@ export class EncodingSpanProcessor {
     if (this.exporting) return;
     const next = this.ready.shift();
     if (next === undefined) {
-      if (this.batch.length > 0 && this.timer === undefined) {
+      if (this.batch.length + this.pending.length > 0 && this.timer === undefined) {
         this.timer = setTimeout(() => {
           this.timer = undefined;
-          if (this.batch.length > 0) this.seal();
+          if (this.batch.length + this.pending.length > 0) this.seal();
           this.pump();
         }, this.settings.scheduledDelayMillis);
         this.timer.unref();

@@ -1,5 +1,5 @@
-// Spans encoded as they end (the batching span processor, otlp-batch-processor.ts): each finished
-// span is written at once as its ScopeSpans.spans field into the growing bytes of its group
+// Spans encoded as they end, a run at a time (the batching span processor, otlp-batch-processor.ts):
+// each finished span added is written at once as its ScopeSpans.spans field into the bytes of its group
 // (resource, then scope), and take() wraps the groups into the ExportTraceServiceRequest. A batch
 // waiting for export therefore holds bytes, not span objects. The request is the one
 // encodeTraceExportRequest writes for the same spans (grouping and order of first appearance as in

@@ -10,6 +10,7 @@ import { RecordedSpan } from "../../src/telemetry/facade-span.ts";
 import type { EncodedSpans } from "../../src/telemetry/otlp-batch.ts";
 import {
   type BatchSettings,
+  ENCODE_RUN,
   EncodingSpanProcessor,
   type ExportOutcome,
 } from "../../src/telemetry/otlp-batch-processor.ts";
@@ -204,6 +205,30 @@ describe("EncodingSpanProcessor", () => {
     p.onEnd(span(3));
     expect(ex.batches.map((b) => b.length)).toEqual([1, 1]);
     expect(ex.shutdowns).toBe(1);
+  });
+
+  it("encodes finished spans a run at a time: a span that cannot be encoded is reported then, and left out", async () => {
+    const ex = new Recorder();
+    const { p, report } = make(ex, { maxExportBatchSize: 1000, scheduledDelayMillis: 60_000 });
+    // A span whose context the processor can read when it ends, but the encoder not.
+    const good = span(1);
+    let reads = 0;
+    const flaky = Object.assign(Object.create(Object.getPrototypeOf(good)), good, {
+      spanContext: () => {
+        if (reads++ > 0) throw new Error("no context");
+        return good.spanContext();
+      },
+    }) as OtlpSpan;
+    p.onEnd(flaky);
+    for (let n = 2; n < ENCODE_RUN; n++) p.onEnd(span(n));
+    expect(report.errors).toEqual([]); // held, not encoded yet
+    p.onEnd(span(ENCODE_RUN));
+    expect(report.errors.map((e) => e.message)).toEqual(["no context"]);
+    expect(ex.batches).toHaveLength(0);
+    await p.forceFlush();
+    expect(ex.batches.map((b) => b.length)).toEqual([ENCODE_RUN - 1]);
+    const names = Array.from({ length: ENCODE_RUN - 1 }, (_, i) => `deliver t/${i + 2}`);
+    expect(ex.names(0)).toEqual(names);
   });
 
   it("keeps a batch no larger than the queue, as the SDK's processor", () => {

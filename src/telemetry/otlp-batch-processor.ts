@@ -99,9 +99,14 @@ export class EncodingSpanProcessor {
     }
     this.pending.push(span);
     this.queued++;
-    if (this.batch.length + this.pending.length >= this.settings.maxExportBatchSize) this.seal();
+    if (this.filling >= this.settings.maxExportBatchSize) this.seal();
     else if (this.pending.length >= ENCODE_RUN) this.encodePending();
     this.pump();
+  }
+
+  /** Spans in the batch being filled, encoded or pending. */
+  private get filling(): number {
+    return this.batch.length + this.pending.length;
   }
 
   /** Encodes the pending spans into the batch; a span the encoder cannot write is reported and left out. */
@@ -121,7 +126,7 @@ export class EncodingSpanProcessor {
 
   /** Exports everything queued; resolves when the queue is empty. */
   forceFlush(): Promise<void> {
-    if (this.batch.length + this.pending.length > 0) this.seal();
+    if (this.filling > 0) this.seal();
     this.pump();
     if (!this.exporting) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
@@ -157,10 +162,10 @@ export class EncodingSpanProcessor {
     if (this.exporting) return;
     const next = this.ready.shift();
     if (next === undefined) {
-      if (this.batch.length + this.pending.length > 0 && this.timer === undefined) {
+      if (this.filling > 0 && this.timer === undefined) {
         this.timer = setTimeout(() => {
           this.timer = undefined;
-          if (this.batch.length + this.pending.length > 0) this.seal();
+          if (this.filling > 0) this.seal();
           this.pump();
         }, this.settings.scheduledDelayMillis);
         this.timer.unref();

@@ -3,10 +3,11 @@
 // it is full or `scheduledDelayMillis` after its first span, one export at a time, each bounded by
 // `exportTimeoutMillis`; the OTEL_BSP_* settings), except that spans are encoded (otlp-batch.ts)
 // ENCODE_RUN at a time as they end instead of all at once when their batch is exported. A batch in
-// waiting therefore costs bytes, not objects that survive garbage collections; and the encoder runs
-// over a run of spans at a time, not once per span: at low sampling ratios the spans of a message
-// come far apart, and a lone span's encoding was several times as costly (code and data gone cold in
-// between). Imports no OpenTelemetry package: the spans and the exporter are structural types.
+// waiting therefore costs bytes and at most a run of span objects, not objects that survive garbage
+// collections; and the encoder runs over a run of spans at a time, not once per span: at low
+// sampling ratios the spans of a message come far apart, and a lone span's encoding was several
+// times as costly (code and data gone cold in between). Imports no OpenTelemetry package: the spans
+// and the exporter are structural types.
 
 import { type EncodedSpans, SpanBatch } from "./otlp-batch.ts";
 import type { OtlpSpan } from "./otlp-span.ts";

@@ -147,7 +147,7 @@ const SETTINGS = [
         `Cluster scenario (svc only): etcd (binary from PATH, one member on 127.0.0.1, --heartbeat-interval 10 --election-timeout 50, data on /dev/shm); two svc nodes ${NODE_NAMES.join(" and ")} with the settings above plus cluster.discovery = etcd, cluster.etcd.node_ttl = 15s, rpc.tcp_server_port = 0 (inter-node link on loopback); the ${clusterShape} flow with its publishers on node 1 and its subscribers on node 2, started once a probe message crossed from node 1 to node 2 on every filter; ratio: deliveries/s of the 2 nodes over deliveries/s of one svc node running the same flow in the same run (both nodes and the load generators share the machine's cores).`,
       ]
     : []),
-  `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, 500 ms warm-up not counted; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}), source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK.`,
+  `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, 500 ms warm-up not counted; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}), source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK (rss_connected in the JSON lines: at the last CONNACK).`,
 ];
 
 /** Fields of a flow result kept for the single-node baseline of the cluster scenario. */
@@ -342,6 +342,7 @@ async function runConnections(s, broker, workers) {
     ),
   };
   if (!memory) return { ...base, metric: "connacks_per_s", better: "higher", value: Math.round(ok / (elapsed / 1000)) };
+  const rssConnected = rssBytes(broker.pid);
   await sleep(2000);
   const rssAfter = rssBytes(broker.pid);
   // The connect phase's CPU says nothing about an idle figure.
@@ -353,6 +354,7 @@ async function runConnections(s, broker, workers) {
     better: "lower",
     value: Math.round((rssAfter - rssBefore) / Math.max(1, ok)),
     rss_before: rssBefore,
+    rss_connected: rssConnected,
     rss_after: rssAfter,
   };
 }

@@ -85,6 +85,7 @@ export function sysSettings(config: Config): SysSettings {
       sysmemHighWatermark: config.get("sysmon.os.sysmem_high_watermark"),
       procmemHighWatermark: config.get("sysmon.os.procmem_high_watermark"),
     },
+    heapTrim: { growth: config.get("node.heap_trim_growth") },
   };
 }
 

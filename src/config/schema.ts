@@ -34,6 +34,12 @@ export const SCHEMA = {
     description:
       "Longest a drain (SIGTERM) waits for other nodes to take over this node's sessions before the node deregisters and exits.",
   },
+  "node.heap_trim_growth": {
+    type: "size",
+    default: "32MB",
+    description:
+      "Heap growth after which the node, once quiet, runs one full collection that hands the unused heap back to the OS (0 = off).",
+  },
 
   // ---- cluster ---------------------------------------------------------------------------------
   "cluster.name": {

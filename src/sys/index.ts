@@ -1,11 +1,12 @@
 // The node's self-observation, assembled: statistics, the $SYS publisher and client presence, the
-// $SYS subscription guard, alarms with the OS monitor, sysmon and message tracing. A core feature
+// $SYS subscription guard, alarms with the OS monitor, sysmon, the heap trim and message tracing. A core feature
 // (not in the spec's plugin list), started by main.ts after the broker and stopped after it.
 
 import type { Broker } from "../broker/broker.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
 import type { Retainer } from "../retainer/retainer.ts";
 import { Alarms } from "./alarms.ts";
+import { HeapTrim, type HeapTrimSettings } from "./heap-trim.ts";
 import { OsMon, type OsMonSettings } from "./os-mon.ts";
 import { addPresenceHooks, PRESENCE_OWNER } from "./presence.ts";
 import { SysPublisher, type SysPublisherSettings } from "./publisher.ts";
@@ -22,6 +23,7 @@ export interface SysSettings {
   publisher: SysPublisherSettings;
   sysmon: SysmonSettings;
   osmon: OsMonSettings;
+  heapTrim: HeapTrimSettings;
 }
 
 export interface Sys {
@@ -30,6 +32,7 @@ export interface Sys {
   readonly publisher: SysPublisher;
   readonly sysmon: Sysmon;
   readonly osmon: OsMon;
+  readonly heapTrim: HeapTrim;
   readonly tracer: Tracer;
   stop(): Promise<void>;
 }
@@ -51,6 +54,8 @@ export function startSys(broker: Broker, retainer: Retainer | undefined, setting
   osmon.start();
   const sysmon = new Sysmon(broker, settings.sysmon);
   sysmon.start();
+  const heapTrim = new HeapTrim(settings.heapTrim, broker.logger);
+  heapTrim.start();
   const tracer = new Tracer(broker);
 
   return {
@@ -59,11 +64,13 @@ export function startSys(broker: Broker, retainer: Retainer | undefined, setting
     publisher,
     sysmon,
     osmon,
+    heapTrim,
     tracer,
     async stop() {
       publisher.stop();
       osmon.stop();
       sysmon.stop();
+      heapTrim.stop();
       stats.stop();
       broker.hooks.removeOwner(STATS_OWNER);
       broker.hooks.removeOwner(PRESENCE_OWNER);

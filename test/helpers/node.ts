@@ -1,6 +1,6 @@
 // Starts a real svc node for a test: every listener (MQTT and management HTTP) on 127.0.0.1
-// port 0, a temp data dir, a silent logger, a fast sweep, a cheap bcrypt cost. `stop()` closes
-// the node and removes the data dir.
+// port 0, a temp data dir, a silent logger, a fast sweep, a cheap bcrypt cost, no heap trim.
+// `stop()` closes the node and removes the data dir.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,6 +39,8 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
       "listener.wss.external": "off",
       "management.listener.http": "127.0.0.1:0",
       "management.listener.http_v2": "127.0.0.1:0",
+      // Tests share a process: no full collection pauses unless a test asks for them.
+      "node.heap_trim_growth": "0",
       ...opts.set,
     },
   });

@@ -38,7 +38,7 @@ export const SCHEMA = {
     type: "size",
     default: "32MB",
     description:
-      "Heap growth after which the node, once quiet, runs one full collection that hands the unused heap back to the OS (0 = off).",
+      "Heap growth (and at least half the heap after the last trim) after which the node, once quiet, runs one full collection that hands the unused heap back to the OS (0 = off).",
   },
 
   // ---- cluster ---------------------------------------------------------------------------------

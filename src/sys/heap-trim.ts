@@ -2,11 +2,11 @@
 // storm, a flood of messages) V8 grows its young generation and keeps the pages it freed in a pool
 // for reuse; a node that then goes quiet allocates too little for V8 to collect again, so the
 // resident set stays at the burst's peak (about 4 KB per idle connection above what the
-// connections hold). When the heap has grown by `node.heap_trim_growth` since the last trim and
-// the node has been quiet for one check period, one full memory-reducing collection runs: the
-// young generation shrinks back and the pooled pages are unmapped. It is a stop-the-world pause
-// (about 0.1 s for 10,000 idle connections), so it waits for quiet and runs at most once per
-// MIN_SPACING.
+// connections hold). When the committed heap has grown by `node.heap_trim_growth`, and by half,
+// since the last trim (or the start) and the node has been quiet for one check period, one full
+// memory-reducing collection runs: the young generation shrinks back and the pooled pages are
+// unmapped. It is a stop-the-world pause (about 0.1 s for 10,000 idle connections), so it waits
+// for quiet and runs at most once per MIN_SPACING.
 
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -90,7 +90,9 @@ export class HeapTrim {
     const allocated = h.used >= this.lastUsed ? h.used - this.lastUsed : Number.POSITIVE_INFINITY;
     this.lastUsed = h.used;
     if (h.committed < this.base) this.base = h.committed;
-    if (h.committed - this.base < this.settings.growth) return false;
+    // Growth by the setting and by half: a heap that grows by live data (not a burst's leftovers)
+    // trims at geometric steps, not every `growth` bytes.
+    if (h.committed - this.base < Math.max(this.settings.growth, this.base / 2)) return false;
     if (allocated >= QUIET_BYTES || now - this.lastTrimAt < MIN_SPACING) return false;
     this.trim(h, now);
     return true;

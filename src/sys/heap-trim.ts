@@ -13,7 +13,7 @@ import { runInNewContext } from "node:vm";
 import type { Logger } from "../telemetry/logger.ts";
 
 export interface HeapTrimSettings {
-  /** Growth of the committed heap (bytes) since the last trim that calls for one; 0 = off. */
+  /** Growth of the committed heap (bytes) since the last trim that calls for one (and by half); 0 = off. */
   growth: number;
 }
 

@@ -1,6 +1,7 @@
 // The node's self-observation, assembled: statistics, the $SYS publisher and client presence, the
-// $SYS subscription guard, alarms with the OS monitor, sysmon, the heap trim and message tracing. A core feature
-// (not in the spec's plugin list), started by main.ts after the broker and stopped after it.
+// $SYS subscription guard, alarms with the OS monitor, sysmon, the heap trim and message tracing.
+// A core feature (not in the spec's plugin list), started by main.ts after the broker and stopped
+// after it.
 
 import type { Broker } from "../broker/broker.ts";
 import { PRIORITY } from "../hooks/priorities.ts";

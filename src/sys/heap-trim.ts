@@ -24,7 +24,7 @@ export interface HeapReading {
 }
 
 /** Period of the quiet check. */
-export const CHECK_INTERVAL = 500;
+const CHECK_INTERVAL = 500;
 /** Heap allocation per check period (bytes) under which the node counts as quiet (2 MB/s). */
 export const QUIET_BYTES = 1024 * 1024;
 /** Least time between two trims. */
@@ -85,6 +85,7 @@ export class HeapTrim {
 
   /** One check: trims when the heap grew enough and the last period was quiet. */
   check(now: number): boolean {
+    if (this.settings.growth <= 0) return false;
     const h = this.read();
     // Used heap only falls through a collection, and then the period's allocation is unknown.
     const allocated = h.used >= this.lastUsed ? h.used - this.lastUsed : Number.POSITIVE_INFINITY;

@@ -87,6 +87,7 @@ describe("heap trim policy", () => {
     s.trim.start();
     s.at(1000, 60);
     expect(s.trim.check(1_000)).toBe(false);
+    expect(s.trim.check(2_000)).toBe(false); // quiet, grown: still nothing
     expect(s.collections).toBe(0);
   });
 

@@ -181,7 +181,7 @@ export class BrokerTracing implements TracingPort {
     attachState(headers, this.deliverState(msg, message, carrier, sc));
     msg.headers = headers;
     try {
-      const n = this.t.with(span, run, msg);
+      const n = this.t.run(span, run, msg);
       span.setAttribute("svc.deliveries", n);
       return n;
     } catch (err) {

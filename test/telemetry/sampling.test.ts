@@ -258,6 +258,58 @@ describe("Tracing.startSampled", () => {
     }
   });
 
+  it("run(): the span is active for the synchronous part only; with() inside it wins, its continuations keep theirs", async () => {
+    const { t, exporter } = setup(ratio(1), { root: 1, parentBased: true });
+    const als = new AsyncLocalStorage<api.Context>();
+    api.context.setGlobalContextManager({
+      active: () => als.getStore() ?? api.ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => als.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    });
+    try {
+      const publish = t.start("publish", { parent: null });
+      const action = t.start("action", { parent: null });
+      let later: Promise<api.Span | undefined> = Promise.resolve(undefined);
+      let inWith: Promise<api.Span | undefined> = Promise.resolve(undefined);
+      const seen = t.run(
+        publish,
+        (n: number) => {
+          // A child started without a parent, as an internal publish is.
+          const child = t.startSampled("child ", "x");
+          child?.end();
+          later = Promise.resolve().then(() => api.trace.getActiveSpan());
+          const nested = t.with(action, () => {
+            inWith = Promise.resolve().then(() => api.trace.getActiveSpan());
+            return t.startSampled("republish ", "x");
+          });
+          nested?.end();
+          return { n, child, nested };
+        },
+        3,
+      );
+      expect(seen.n).toBe(3);
+      expect(seen.child?.spanContext().traceId).toBe(publish.spanContext().traceId);
+      expect(seen.nested?.spanContext().traceId).toBe(action.spanContext().traceId);
+      const parentOf = (name: string) =>
+        exporter.getFinishedSpans().find((s) => s.name === name)?.parentSpanContext?.spanId;
+      expect(parentOf("child x")).toBe(publish.spanContext().spanId);
+      expect(parentOf("republish x")).toBe(action.spanContext().spanId);
+      // Continuations: none of run()'s own, with()'s through the async-local context.
+      expect(await later).toBeUndefined();
+      expect(await inWith).toBe(action);
+      // Outside: nothing active, and a root span again.
+      expect(t.startSampled("after ", "x")?.spanContext().traceId).not.toBe(publish.spanContext().traceId);
+    } finally {
+      api.context.disable();
+    }
+  });
+
   it("always_off (not parent-based, ratio 0) drops even a sampled traceparent", () => {
     const { t, sampler } = setup(new AlwaysOffSampler(), { root: 0, parentBased: false });
     expect(t.startSampled("p ", "x", { parent: { traceparent: `00-${TRACE}-${PARENT}-01` } })).toBeUndefined();

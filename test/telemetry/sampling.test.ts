@@ -50,6 +50,22 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** A global context manager over AsyncLocalStorage, as the SDK's for Node (api.context.disable() ends it). */
+function useAsyncLocalContext(): void {
+  const als = new AsyncLocalStorage<api.Context>();
+  api.context.setGlobalContextManager({
+    active: () => als.getStore() ?? api.ROOT_CONTEXT,
+    with: (ctx, fn, thisArg, ...args) => als.run(ctx, () => fn.call(thisArg, ...args)),
+    bind: (_ctx, target) => target,
+    enable() {
+      return this;
+    },
+    disable() {
+      return this;
+    },
+  });
+}
+
 describe("Tracing.startSampled", () => {
   const ratio = (r: number) => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(r) });
 
@@ -202,19 +218,7 @@ describe("Tracing.startSampled", () => {
     const { t } = setup(ratio(1), { root: 1, parentBased: true });
     // The facade's small context is used (the API was seen to read the span from it).
     expect((t as unknown as { spanKey: symbol | null }).spanKey).not.toBeNull();
-    // A context manager over AsyncLocalStorage, as the SDK's for Node.
-    const als = new AsyncLocalStorage<api.Context>();
-    api.context.setGlobalContextManager({
-      active: () => als.getStore() ?? api.ROOT_CONTEXT,
-      with: (ctx, fn, thisArg, ...args) => als.run(ctx, () => fn.call(thisArg, ...args)),
-      bind: (_ctx, target) => target,
-      enable() {
-        return this;
-      },
-      disable() {
-        return this;
-      },
-    });
+    useAsyncLocalContext();
     const key = api.createContextKey("k");
     try {
       const outer = t.start("outer", { parent: null });
@@ -260,18 +264,7 @@ describe("Tracing.startSampled", () => {
 
   it("run(): the span is active for the synchronous part only; with() inside it wins, its continuations keep theirs", async () => {
     const { t, exporter } = setup(ratio(1), { root: 1, parentBased: true });
-    const als = new AsyncLocalStorage<api.Context>();
-    api.context.setGlobalContextManager({
-      active: () => als.getStore() ?? api.ROOT_CONTEXT,
-      with: (ctx, fn, thisArg, ...args) => als.run(ctx, () => fn.call(thisArg, ...args)),
-      bind: (_ctx, target) => target,
-      enable() {
-        return this;
-      },
-      disable() {
-        return this;
-      },
-    });
+    useAsyncLocalContext();
     try {
       const publish = t.start("publish", { parent: null });
       const action = t.start("action", { parent: null });

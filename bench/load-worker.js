@@ -8,9 +8,9 @@
 // core saturated), so the parent can tell when the load generator was the bottleneck.
 //
 // Roles: "sub" (subscribers that track every (publisher, sequence) they see), "pub" (publishers
-// flooding at QoS 0/1/2, or publishing at a fixed rate), "lat" (one publisher and one subscriber in this process, at a fixed
-// rate; end-to-end latency from the send time in the payload), "conn" (opens connections from
-// several source addresses with bounded concurrency, then holds them idle).
+// flooding at QoS 0/1/2, or publishing at a fixed rate), "lat" (one publisher and one subscriber
+// in this process, at a fixed rate; end-to-end latency from the send time in the payload), "conn"
+// (opens connections from several source addresses with bounded concurrency, then holds them idle).
 
 import { connectRaw, Publisher, Tracker } from "./raw-client.js";
 

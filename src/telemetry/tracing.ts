@@ -47,11 +47,16 @@ export function tracingLoaded(): boolean {
  */
 let syncActive: Context | undefined;
 
+/** The active context: the innermost with() or run(), else the async-local one. */
+function activeContext(otel: OtelApi): Context {
+  return syncActive ?? otel.context.active();
+}
+
 /** pino mixin: `trace_id`/`span_id` of the active span, `{}` outside one or with tracing off. */
 export function logFields(): Record<string, string> {
   // A fresh object each time: pino writes into what the mixin returns.
   if (api === null) return {};
-  const span = syncActive === undefined ? api.trace.getActiveSpan() : api.trace.getSpan(syncActive);
+  const span = api.trace.getSpan(activeContext(api));
   if (span === undefined) return {};
   const sc = span.spanContext();
   if (!api.isSpanContextValid(sc)) return {};
@@ -177,7 +182,7 @@ export class Tracing {
     let parent: SpanContext;
     if (p === null) return this.startRoot(name, suffix, o);
     if (p === undefined) {
-      const active = otel.trace.getSpan(this.active());
+      const active = otel.trace.getSpan(activeContext(otel));
       if (active === undefined) return this.startRoot(name, suffix, o);
       if (!s.parentBased) return this.recording(this.start(name + suffix, o));
       parent = active.spanContext();
@@ -347,14 +352,9 @@ export class Tracing {
     }
   }
 
-  /** The active context: the innermost with() or run(), else the async-local one. */
-  private active(): Context {
-    return syncActive ?? this.otel.context.active();
-  }
-
   /** The active context with `span` as its active span. */
   private contextWith(span: Span): Context {
-    const active = this.active();
+    const active = activeContext(this.otel);
     const key = this.spanKey;
     return key === null ? this.otel.trace.setSpan(active, span) : new SpanOverContext(active, span, key);
   }
@@ -398,7 +398,7 @@ export class Tracing {
 
   private parentContext(p: TraceCarrier | Span | null | undefined): Context {
     const o = this.otel;
-    if (p === undefined) return this.active();
+    if (p === undefined) return activeContext(this.otel);
     if (p === null) return o.ROOT_CONTEXT;
     if ("traceparent" in p) {
       const sc = this.parse(p);

@@ -340,11 +340,14 @@ export class Tracing {
   /**
    * Runs `fn(arg)` with `span` active for its synchronous part only: what it starts asynchronously
    * continues in the context around the call. The form of a traced message's routing and deliveries,
-   * which are synchronous (rule actions that await run in with()).
+   * which are synchronous (rule actions that await run in with()). `fromRoot`: the span came from
+   * outside any caller (a client's PUBLISH, a message from another node), so it is made active over
+   * the root context, without looking up the active one (the API's global lookup and the async-local
+   * store: microseconds where the code is cold).
    */
-  run<A, R>(span: Span, fn: (arg: A) => R, arg: A): R {
+  run<A, R>(span: Span, fn: (arg: A) => R, arg: A, fromRoot = false): R {
     const outer = syncActive;
-    syncActive = this.contextWith(span);
+    syncActive = this.contextWith(span, fromRoot ? this.otel.ROOT_CONTEXT : activeContext(this.otel));
     try {
       return fn(arg);
     } finally {
@@ -352,9 +355,8 @@ export class Tracing {
     }
   }
 
-  /** The active context with `span` as its active span. */
-  private contextWith(span: Span): Context {
-    const active = activeContext(this.otel);
+  /** `active` (by default the active context) with `span` as its active span. */
+  private contextWith(span: Span, active = activeContext(this.otel)): Context {
     const key = this.spanKey;
     return key === null ? this.otel.trace.setSpan(active, span) : new SpanOverContext(active, span, key);
   }

@@ -34,9 +34,6 @@ const SERVER_IN_CONTEXT = Object.freeze({ kind: "server" as const });
 /** A client's PUBLISH without a traceparent: a root span, no lookup of the active context. */
 const SERVER_ROOT = Object.freeze({ kind: "server" as const, parent: null });
 
-/** Per traced message, on its headers object (not a WeakMap: ephemerons are costly to collect). */
-const STATE = Symbol("tracing");
-
 type Attrs = Record<string, string | number | boolean>;
 
 interface DeliverState {
@@ -54,11 +51,30 @@ interface DeliverState {
   acks?: Map<string, { parent: SpanContext; qos: QoS }>;
 }
 
-type TracedHeaders = Record<string, unknown> & { [STATE]?: DeliverState };
+/**
+ * A traced message's headers: its own headers and the carrier as properties, and the deliver state
+ * in a private field, which a copy (a spread, JSON: forwarding, storing) leaves behind. Not a
+ * non-enumerable property (Object.defineProperty costs microseconds where the code is cold, a
+ * sampled message among a hundred) nor a WeakMap (ephemerons are costly to collect).
+ */
+class TracedHeaders {
+  [key: string]: unknown;
+  #state: DeliverState;
 
-/** Puts a traced message's deliver state on its headers; not enumerable, so copies (forwarding) leave it. */
-function attachState(h: TracedHeaders, st: DeliverState): void {
-  Object.defineProperty(h, STATE, { value: st, writable: true });
+  constructor(h: Record<string, unknown> | undefined, c: TraceCarrier | undefined, state: DeliverState) {
+    if (h !== undefined) Object.assign(this, h);
+    if (c !== undefined) {
+      this.traceparent = c.traceparent;
+      if (c.tracestate !== undefined) this.tracestate = c.tracestate;
+      else if (this.tracestate !== undefined) delete this.tracestate;
+    }
+    this.#state = state;
+  }
+
+  /** The deliver state of a message's headers, undefined when they have none. */
+  static stateOf(h: object | undefined): DeliverState | undefined {
+    return h !== undefined && #state in h ? (h as TracedHeaders).#state : undefined;
+  }
 }
 
 function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): Record<string, unknown> {
@@ -163,25 +179,30 @@ export class BrokerTracing implements TracingPort {
           : this.t.startSampled("publish ", msg.topic, SERVER_IN_CONTEXT);
     if (span === undefined) return UNTRACED;
     // Attributes only on sampled spans (an unsampled publish builds nothing).
-    return this.deliverInside(span, msg, this.ops.publish, route);
+    return this.deliverInside(span, msg, this.ops.publish, route, received);
   }
 
   /**
    * Runs the deliveries of `msg` (`run`) inside its sampled publish or dispatch span: the message
-   * carries the span's context to its subscribers, and the span counts the deliveries.
+   * carries the span's context to its subscribers, and the span counts the deliveries. `fromRoot`:
+   * the message came from a client or another node, not from a caller inside a context (Tracing.run).
    */
-  private deliverInside(span: Span, msg: Message, operation: Attrs, run: (msg: Message) => number): number {
+  private deliverInside(
+    span: Span,
+    msg: Message,
+    operation: Attrs,
+    run: (msg: Message) => number,
+    fromRoot: boolean,
+  ): number {
     // The message's attributes: one object for this span and its deliver and ack spans.
     const message = this.messageAttrs(msg);
     this.t.setSharedAttributes(span, [operation, message]);
     const sc = span.spanContext();
     const carrier = this.t.carrierOfContext(sc);
-    const headers: TracedHeaders = withCarrier(msg.headers, carrier);
     // The deliveries' parent is this span (known here: no traceparent to parse per message).
-    attachState(headers, this.deliverState(msg, message, carrier, sc));
-    msg.headers = headers;
+    msg.headers = new TracedHeaders(msg.headers, carrier, this.deliverState(msg, message, carrier, sc));
     try {
-      const n = this.t.run(span, run, msg);
+      const n = this.t.run(span, run, msg, fromRoot);
       span.setAttribute("svc.deliveries", n);
       return n;
     } catch (err) {
@@ -209,20 +230,20 @@ export class BrokerTracing implements TracingPort {
     if (parent === undefined) return run(msg);
     const span = this.t.startSampled("dispatch ", msg.topic, { kind: "consumer", parent });
     if (span === undefined) return run(msg);
-    return this.deliverInside(span, msg, this.ops.dispatch, run);
+    return this.deliverInside(span, msg, this.ops.dispatch, run, true);
   }
 
   deliver(msg: Message, client: ClientInfo, qos: QoS, carrier: boolean): Record<string, string> | null {
-    const h = msg.headers as TracedHeaders | undefined;
+    const h = msg.headers;
     if (h === undefined) return null;
-    let st = h[STATE];
+    let st = TracedHeaders.stateOf(h);
     if (st === undefined) {
       // Once per traced message whose headers came without the state (a retained message, a
       // copy): its parent parsed, the deliver span name and common attributes.
       const c = carrierOfHeaders(h);
       if (c === undefined) return null;
       st = this.deliverState(msg, this.messageAttrs(msg), c, this.t.contextOf(c));
-      attachState(h, st);
+      msg.headers = new TracedHeaders(h, undefined, st);
     }
     // Beyond the per-message cap (or under an invalid parent), the subscriber continues the trace
     // from the publish span.
@@ -242,7 +263,7 @@ export class BrokerTracing implements TracingPort {
 
   /** PUBACK (QoS 1) or PUBCOMP (QoS 2) of a traced delivery: an `ack` span under its deliver span. */
   private onAcked(c: ClientInfo, msg: Message): void {
-    const st = (msg.headers as TracedHeaders | undefined)?.[STATE];
+    const st = TracedHeaders.stateOf(msg.headers);
     const d = st?.acks?.get(c.clientId);
     if (st === undefined || d === undefined) return;
     st.acks?.delete(c.clientId);

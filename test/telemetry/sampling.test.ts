@@ -303,6 +303,39 @@ describe("Tracing.startSampled", () => {
     }
   });
 
+  it("run(..., fromRoot): the span is active over the root context, not over the caller's", async () => {
+    const { t } = setup(ratio(1), { root: 1, parentBased: true });
+    useAsyncLocalContext();
+    try {
+      const KEY = api.createContextKey("caller's value");
+      const outer = t.start("outer", { parent: null });
+      const publish = t.start("publish", { parent: null });
+      const seen = (fromRoot: boolean) =>
+        api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, outer).setValue(KEY, "v"), () =>
+          t.run(
+            publish,
+            () => {
+              // What a child started without a parent inside sees (the facade's active context).
+              const child = t.startSampled("child ", "x");
+              child?.end();
+              return { trace: child?.spanContext().traceId, withValue: t.with(publish, () => api.context.active()) };
+            },
+            undefined,
+            fromRoot,
+          ),
+        );
+      const over = seen(false);
+      const root = seen(true);
+      expect(over.trace).toBe(publish.spanContext().traceId);
+      expect(root.trace).toBe(publish.spanContext().traceId);
+      expect(over.withValue.getValue(KEY)).toBe("v");
+      expect(root.withValue.getValue(KEY)).toBeUndefined();
+      expect(api.trace.getSpan(root.withValue)).toBe(publish);
+    } finally {
+      api.context.disable();
+    }
+  });
+
   it("always_off (not parent-based, ratio 0) drops even a sampled traceparent", () => {
     const { t, sampler } = setup(new AlwaysOffSampler(), { root: 0, parentBased: false });
     expect(t.startSampled("p ", "x", { parent: { traceparent: `00-${TRACE}-${PARENT}-01` } })).toBeUndefined();

@@ -237,6 +237,32 @@ describe("tracing on", () => {
     expect(got.filter((u) => String(u.traceparent).split("-")[2] === p.spanContext().spanId)).toHaveLength(2);
   });
 
+  it("a traced retained message: later subscribers get deliver spans under its publish span, within the cap", async () => {
+    const pub = await connect("ret-pub");
+    await pub.publishAsync("tr-ret/x", "kept", { qos: 1, retain: true });
+    await until(() => named("publish tr-ret/x").length === 1, "publish span");
+    const p = named("publish tr-ret/x")[0];
+    expect(p.attributes["svc.deliveries"]).toBe(0);
+    const got: Record<string, unknown>[] = [];
+    for (const i of [1, 2, 3]) {
+      const s = await connect(`ret-sub-${i}`);
+      userProps(s, got);
+      await s.subscribeAsync("tr-ret/x", { qos: 1 });
+      await until(() => got.length === i, `retained delivery ${i}`);
+    }
+    await until(() => named("deliver tr-ret/x").length === 2, "deliver spans");
+    const deliver = named("deliver tr-ret/x");
+    for (const d of deliver) {
+      expect(d.spanContext().traceId).toBe(p.spanContext().traceId);
+      expect(d.parentSpanContext?.spanId).toBe(p.spanContext().spanId);
+    }
+    expect(deliver.map((d) => d.attributes["messaging.consumer.id"])).toEqual(["ret-sub-1", "ret-sub-2"]);
+    // The first two carry their deliver span's traceparent, the third the publish span's.
+    const ids = got.map((u) => String(u.traceparent).split("-")[2]);
+    expect(ids).toEqual([...deliver.map((d) => d.spanContext().spanId), p.spanContext().spanId]);
+    await pub.publishAsync("tr-ret/x", "", { qos: 1, retain: true });
+  });
+
   it("CONNECT makes a connect span with an authenticate child", async () => {
     await connect("conn-span");
     await until(() => named("connect").some((s) => s.attributes["messaging.client.id"] === "conn-span"), "connect");

@@ -133,8 +133,8 @@ export function bounds(clientCpus, broker) {
   return {
     client_bound,
     machine_bound,
-    broker_cpu: round2(sum(nodes)),
-    ...(Array.isArray(broker) ? { node_cpu: nodes.map(round2) } : {}),
+    broker_cpu: round3(sum(nodes)),
+    ...(Array.isArray(broker) ? { node_cpu: nodes.map(round3) } : {}),
     client_cpu: clientCpus.map((c) => ({ worker: c.worker, cpu: round2(c.cpu) })),
   };
 }

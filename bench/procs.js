@@ -3,7 +3,7 @@
 // Also: spawning with a raised open-files limit, and reading a process's CPU time and RSS.
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 
@@ -100,9 +100,23 @@ export function stopChild(child, graceMs = 5000) {
 
 const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
 
-/** CPU time (user + system) of a process, in ms, from /proc/<pid>/stat. */
+/**
+ * CPU time of a process (all its threads), in ms: the sum of its threads' run time in nanoseconds
+ * (/proc/<pid>/task/<tid>/schedstat), not the 10 ms ticks of /proc/<pid>/stat, which put up to
+ * 3% of error on a 2 s window of a broker using a third of a core. A thread that ended is not
+ * counted (a broker's threads live as long as it does); without schedstat, the ticks.
+ */
 export function cpuMs(pid) {
   try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+    if (ns > 0) return ns / 1e6;
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;

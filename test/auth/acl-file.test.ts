@@ -9,26 +9,12 @@ import { describe, expect, it } from "vitest";
 import { compileRules, feedVars, firstMatch } from "../../src/auth/acl.ts";
 import { AclFileError, type AclRule, parseAclText, readAclFile } from "../../src/auth/acl-file.ts";
 import type { ClientInfo } from "../../src/broker/types.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
 function client(o: Partial<ClientInfo> = {}): ClientInfo {
-  return {
-    clientId: "c1",
-    username: undefined,
-    peerHost: "10.1.2.3",
-    peerPort: 1,
-    sockPort: 1883,
-    listener: "mqtt:tcp:external",
-    zone: "external",
-    protoName: "MQTT",
-    protoVer: 5,
-    isSuperuser: false,
-    isBridge: false,
-    mountpoint: undefined,
-    peerCert: undefined,
-    ...o,
-  };
+  return clientInfo({ peerHost: "10.1.2.3", ...o });
 }
 
 /** The permission of the first matching rule, "nomatch" when none matches. */

@@ -10,6 +10,7 @@ import type { AclResult } from "../../src/broker/hookpoints.ts";
 import { DEFAULT_ZONE } from "../../src/broker/settings.ts";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 import { useTempDir } from "./helpers.ts";
 
 const files = useTempDir();
@@ -38,21 +39,7 @@ function setup(rules: string) {
     logger,
   );
   acl.start();
-  const client: ClientInfo = {
-    clientId: "c",
-    username: "u",
-    peerHost: "127.0.0.1",
-    peerPort: 1,
-    sockPort: 1883,
-    listener: "mqtt:tcp:external",
-    zone: "external",
-    protoName: "MQTT",
-    protoVer: 5,
-    isSuperuser: false,
-    isBridge: false,
-    mountpoint: undefined,
-    peerCert: undefined,
-  };
+  const client: ClientInfo = clientInfo({ clientId: "c", username: "u" });
   const check = (topic: string) =>
     broker.hooks.fold("client.check_acl", [client, "publish", topic], "allow" as AclResult, "deny") as
       | AclResult

@@ -8,26 +8,12 @@ import type { IPubackPacket, IPublishPacket } from "mqtt-packet";
 import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { req } from "../api/helpers.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 import { startTestNode } from "../helpers/node.ts";
 import { connect, metric, Raw, uid, useNode, useTempDir, waitUntil } from "./helpers.ts";
 
 function fakeClient(o: Partial<ClientInfo>): ClientInfo {
-  return {
-    clientId: uid(),
-    username: undefined,
-    peerHost: "10.1.2.3",
-    peerPort: 1,
-    sockPort: 1883,
-    listener: "mqtt:tcp:external",
-    zone: "external",
-    protoName: "MQTT",
-    protoVer: 5,
-    isSuperuser: false,
-    isBridge: false,
-    mountpoint: undefined,
-    peerCert: undefined,
-    ...o,
-  };
+  return clientInfo({ clientId: uid(), peerHost: "10.1.2.3", ...o });
 }
 
 const RULES = `# test rules (line form and Erlang terms mixed)

@@ -9,6 +9,7 @@ import { canonicalHost } from "../../src/auth/banned.ts";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { clusterKeys } from "../../src/cluster/open-store.ts";
 import { expectError, expectShape, http, req } from "../api/helpers.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 import { connackCode, connect, uid, useNode, waitUntil } from "./helpers.ts";
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -151,21 +152,7 @@ describe("peer address bans", () => {
 });
 
 function fake(clientId: string): ClientInfo {
-  return {
-    clientId,
-    username: undefined,
-    peerHost: "10.0.0.1",
-    peerPort: 1,
-    sockPort: 1883,
-    listener: "mqtt:tcp:external",
-    zone: "external",
-    protoName: "MQTT",
-    protoVer: 5,
-    isSuperuser: false,
-    isBridge: false,
-    mountpoint: undefined,
-    peerCert: undefined,
-  };
+  return clientInfo({ clientId, peerHost: "10.0.0.1" });
 }
 
 function creds() {

@@ -8,22 +8,9 @@ import type { AuthResult, HookPoints } from "../../src/broker/hookpoints.ts";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { Hooks, stop } from "../../src/hooks/hooks.ts";
 import { PRIORITY } from "../../src/hooks/priorities.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 
-const client = (clientId: string, zone = "external"): ClientInfo => ({
-  clientId,
-  username: undefined,
-  peerHost: "127.0.0.1",
-  peerPort: 1,
-  sockPort: 1883,
-  listener: "mqtt:tcp:external",
-  zone,
-  protoName: "MQTT",
-  protoVer: 5,
-  isSuperuser: false,
-  isBridge: false,
-  mountpoint: undefined,
-  peerCert: undefined,
-});
+const client = (clientId: string, zone = "external"): ClientInfo => clientInfo({ clientId, zone });
 const creds = { username: undefined, password: undefined, authMethod: undefined, authData: undefined };
 const ANON: AuthResult = { rc: 0, superuser: false, by: "anonymous" };
 const DENIED: AuthResult = { rc: 0x87, superuser: false, by: "error" };

@@ -16,26 +16,12 @@ import { checkPassword, hashPassword, parseHashSpec } from "../../src/auth/passw
 import type { AclAction } from "../../src/broker/hookpoints.ts";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { freePort } from "../helpers/backends/process.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 import { dbAuthCases, TIMEOUT } from "./db-cases.ts";
 import { connackCode, uid, useNode, useTempDir } from "./helpers.ts";
 
 function client(over: Partial<ClientInfo> = {}): ClientInfo {
-  return {
-    clientId: "c1",
-    username: "alice",
-    peerHost: "127.0.0.1",
-    peerPort: 5000,
-    sockPort: 1883,
-    listener: "tcp:external",
-    zone: "external",
-    protoName: "MQTT",
-    protoVer: 5,
-    isSuperuser: false,
-    isBridge: false,
-    mountpoint: undefined,
-    peerCert: undefined,
-    ...over,
-  };
+  return clientInfo({ username: "alice", peerPort: 5000, listener: "tcp:external", ...over });
 }
 
 describe("svc_auth_mongo without a server", () => {

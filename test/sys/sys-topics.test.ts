@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { isLocalPeer, sysGuard } from "../../src/sys/sys-guard.ts";
 import { connect, type Msg, uid, useNode } from "../conformance/helpers.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 
 const STATS = [
   "connections",
@@ -175,21 +176,7 @@ describe("$SYS topics", () => {
 
   it("refuses $SYS subscriptions from peers that are not local", async () => {
     const n = node();
-    const client = (peerHost: string): ClientInfo => ({
-      clientId: "g",
-      username: undefined,
-      peerHost,
-      peerPort: 1,
-      sockPort: 1883,
-      listener: "mqtt:tcp:external",
-      zone: "external",
-      protoName: "MQTT",
-      protoVer: 5,
-      isSuperuser: false,
-      isBridge: false,
-      mountpoint: undefined,
-      peerCert: undefined,
-    });
+    const client = (peerHost: string): ClientInfo => clientInfo({ clientId: "g", peerHost });
     const check = (host: string, action: "subscribe" | "publish", topic: string) =>
       n.broker.hooks.fold("client.check_acl", [client(host), action, topic], "allow", "deny");
     expect(check("10.1.2.3", "subscribe", "$SYS/#")).toBe("deny");

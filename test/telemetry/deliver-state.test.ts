@@ -16,26 +16,13 @@ import { describe, expect, it } from "vitest";
 import { type ClientInfo, makeMessage } from "../../src/broker/types.ts";
 import { Tracing } from "../../src/telemetry/tracing.ts";
 import { BrokerTracing } from "../../src/tracing/broker-tracing.ts";
+import { clientInfo } from "../helpers/client-info.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
 
 function client(clientId: string): ClientInfo {
-  return {
-    clientId,
-    username: undefined,
-    peerHost: "127.0.0.1",
-    peerPort: 1,
-    sockPort: 1883,
-    listener: "tcp:default",
-    zone: "external",
-    protoName: "MQTT",
-    protoVer: 5,
-    isSuperuser: false,
-    isBridge: false,
-    mountpoint: undefined,
-    peerCert: undefined,
-  };
+  return clientInfo({ clientId });
 }
 
 function setup(maxDeliverSpans: number) {

@@ -63,11 +63,7 @@ class TracedHeaders {
 
   constructor(h: Record<string, unknown> | undefined, c: TraceCarrier | undefined, state: DeliverState) {
     if (h !== undefined) Object.assign(this, h);
-    if (c !== undefined) {
-      this.traceparent = c.traceparent;
-      if (c.tracestate !== undefined) this.tracestate = c.tracestate;
-      else if (this.tracestate !== undefined) delete this.tracestate;
-    }
+    if (c !== undefined) setCarrier(this, c);
     this.#state = state;
   }
 
@@ -77,10 +73,17 @@ class TracedHeaders {
   }
 }
 
+/** Headers `h` carry `c` from now on (a tracestate `c` has not is removed). */
+function setCarrier(h: Record<string, unknown>, c: TraceCarrier): void {
+  h.traceparent = c.traceparent;
+  if (c.tracestate !== undefined) h.tracestate = c.tracestate;
+  else if (h.tracestate !== undefined) delete h.tracestate;
+}
+
+/** A copy of headers `h` carrying `c` (what a forwarded message takes along). */
 function withCarrier(h: Record<string, unknown> | undefined, c: TraceCarrier): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...h, traceparent: c.traceparent };
-  if (c.tracestate !== undefined) out.tracestate = c.tracestate;
-  else delete out.tracestate;
+  const out: Record<string, unknown> = { ...h };
+  setCarrier(out, c);
   return out;
 }
 
@@ -238,8 +241,8 @@ export class BrokerTracing implements TracingPort {
     if (h === undefined) return null;
     let st = TracedHeaders.stateOf(h);
     if (st === undefined) {
-      // Once per traced message whose headers came without the state (a retained message, a
-      // copy): its parent parsed, the deliver span name and common attributes.
+      // Once per traced message whose headers came without the state (a copy of a traced
+      // message's headers): its parent parsed, the deliver span name and common attributes.
       const c = carrierOfHeaders(h);
       if (c === undefined) return null;
       st = this.deliverState(msg, this.messageAttrs(msg), c, this.t.contextOf(c));

@@ -1,8 +1,8 @@
-// The general codec: mqtt-packet, for every packet the hand-written message-path codec
-// (fast-codec.ts) leaves to it. Frames arrive whole (the frame reader split them), so one parser
-// per protocol version, shared by all connections, decodes them synchronously: no parser object,
-// buffer list or listeners per connection. A parser that failed is replaced, so a bad frame
-// never leaves state behind for the next one.
+// The general codec: mqtt-packet, for every packet the hand-written decoders (fast-codec.ts for the
+// message path, fast-connect.ts for the common CONNECT) leave to it. Frames arrive whole (the frame
+// reader split them), so one parser per protocol version, shared by all connections, decodes them
+// synchronously: no parser object, buffer list or listeners per connection. A parser that failed,
+// or read a CONNECT, is replaced, so no frame leaves state behind for the next one.
 
 import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
 
@@ -27,8 +27,8 @@ function makeParser(protoVer: number): Parser {
 }
 
 /**
- * Decodes one whole frame. `protoVer` 0 is for the CONNECT (its own level decides); 3, 4 or 5
- * after it. Returns the packet, or an Error describing why the frame is malformed.
+ * Decodes one whole frame. `protoVer` 0 is for a CONNECT (its own level decides); 3, 4 or 5 for
+ * the packets after it. Returns the packet, or an Error describing why the frame is malformed.
  */
 export function decodeFrame(frame: Buffer, protoVer: number): Packet | Error {
   let p = parsers[protoVer];
@@ -47,10 +47,11 @@ export function decodeFrame(frame: Buffer, protoVer: number): Packet | Error {
   const err = failure as Error | null;
   decoded = null;
   failure = null;
-  if (err !== null || packet === null) {
-    parsers[protoVer] = undefined;
-    return err ?? new Error("incomplete packet");
-  }
+  // A parser that failed is replaced; so is one that read a CONNECT, which takes the CONNECT's
+  // level as its own from then on (a client's second CONNECT would make it misread every other
+  // client's packets).
+  if (err !== null || packet === null || packet.cmd === "connect") parsers[protoVer] = undefined;
+  if (err !== null || packet === null) return err ?? new Error("incomplete packet");
   return packet;
 }
 

@@ -8,6 +8,7 @@ import type { Packet } from "mqtt-packet";
 import type { ConnectionInfo, StreamOwner } from "../../listeners/types.ts";
 import { decodeFrame, encodePacket } from "../../mqtt/codec.ts";
 import { decodeFast, MALFORMED_FRAME } from "../../mqtt/fast-codec.ts";
+import { decodeConnect } from "../../mqtt/fast-connect.ts";
 import type { Channel } from "../channel/channel.ts";
 import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
 import { readBegins, readDone } from "../clock.ts";
@@ -116,8 +117,9 @@ export class Connection implements ConnectionPort, StreamOwner {
           return;
         }
       }
-      // The message path (PUBLISH, acks, PINGREQ) is decoded by hand; the rest by mqtt-packet.
-      const fast = this.sawConnack ? decodeFast(r, this.protoVer) : null;
+      // The message path (PUBLISH, acks, PINGREQ) and the common CONNECT are decoded by hand; the
+      // rest by mqtt-packet.
+      const fast = this.sawConnack ? decodeFast(r, this.protoVer) : decodeConnect(r);
       if (fast === MALFORMED_FRAME) {
         this.onMalformed("malformed packet");
         return;
@@ -126,7 +128,9 @@ export class Connection implements ConnectionPort, StreamOwner {
         this.onPacket(fast);
         continue;
       }
-      const packet = decodeFrame(r, this.sawConnack ? this.protoVer : 0);
+      // Before CONNACK too (an AUTH exchange), a packet other than CONNECT is read at the level the
+      // CONNECT gave.
+      const packet = decodeFrame(r, this.sawConnack || (r[0] & 0xf0) !== 0x10 ? this.protoVer : 0);
       if (packet instanceof Error) {
         this.onMalformed(packet.message);
         return;

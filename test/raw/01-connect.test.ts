@@ -190,6 +190,24 @@ describe("01-connect: second CONNECT [MQTT-3.1.0-2]", () => {
     expect((rest[0] as IDisconnectPacket).reasonCode).toBe(0x82);
     await by.check();
   });
+
+  it("5.0, then a CONNECT of level 4: other 5.0 clients' packets are still read at 5.0", async () => {
+    const c = await RawClient.connected(port, 5, "second-5-as-4");
+    await c.send(connectBytes(4, "second-5-as-4"));
+    await c.closed();
+    // A SUBSCRIBE with properties goes to the shared 5.0 parser, which the CONNECT must not have changed.
+    const topic = `second/${process.pid}`;
+    const granted = await by.client.subscribeAsync(topic, { qos: 1, properties: { subscriptionIdentifier: 7 } });
+    expect(granted.map((g) => g.qos)).toEqual([1]);
+    const got = new Promise<IPublishPacket>((resolve) =>
+      by.client.on("message", (t, _payload, packet) => {
+        if (t === topic) resolve(packet);
+      }),
+    );
+    await by.client.publishAsync(topic, "x", { qos: 1 });
+    expect((await got).properties?.subscriptionIdentifier).toBe(7);
+    await by.check();
+  });
 });
 
 describe.each([4, 5] as const)("01-connect: CONNECT flags (protocol %i)", (ver) => {

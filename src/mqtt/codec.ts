@@ -2,7 +2,7 @@
 // message path, fast-connect.ts for the common CONNECT) leave to it. Frames arrive whole (the frame
 // reader split them), so one parser per protocol version, shared by all connections, decodes them
 // synchronously: no parser object, buffer list or listeners per connection. A parser that failed,
-// or read a CONNECT, is replaced, so no frame leaves state behind for the next one.
+// or a level's parser that read a CONNECT, is replaced, so no frame leaves state behind for the next.
 
 import mqttPacket, { type Packet, type Parser } from "mqtt-packet";
 
@@ -47,10 +47,10 @@ export function decodeFrame(frame: Buffer, protoVer: number): Packet | Error {
   const err = failure as Error | null;
   decoded = null;
   failure = null;
-  // A parser that failed is replaced; so is one that read a CONNECT, which takes the CONNECT's
-  // level as its own from then on (a client's second CONNECT would make it misread every other
-  // client's packets).
-  if (err !== null || packet === null || packet.cmd === "connect") parsers[protoVer] = undefined;
+  // A parser that failed is replaced; so is a level's parser that read a CONNECT (a client's
+  // second one), which takes the CONNECT's level as its own from then on and would misread every
+  // other client's packets. The CONNECT parser (0) reads nothing else.
+  if (err !== null || packet === null || (protoVer !== 0 && packet.cmd === "connect")) parsers[protoVer] = undefined;
   if (err !== null || packet === null) return err ?? new Error("incomplete packet");
   return packet;
 }

@@ -2,21 +2,16 @@
 // every command group: output in the family's formats, --json, exit codes, and the failures (node
 // down, bad arguments, unknown objects).
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTempDir } from "../config/temp-dir.ts";
 import { connect, uid, useNode, waitUntil } from "../conformance/helpers.ts";
 import { ctl, run } from "./ctl.ts";
 
-/** A temp directory removed when the test finishes. */
-function testDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 const node = useNode();
+/** A fresh directory per test, removed after it. */
+const tmp = useTempDir();
 const NAME = "svc@127.0.0.1";
 
 describe("svc_ctl: help and arguments", () => {
@@ -327,7 +322,7 @@ describe("svc_ctl: retainer, data, log, trace", () => {
     });
     // A local file is sent as the document itself.
     const doc = readFileSync(join(node().dataDir, "backup", filename), "utf8");
-    const local = join(testDir("svc-ctl-"), "doc.json");
+    const local = join(tmp.dir(), "doc.json");
     writeFileSync(local, doc);
     expect((await ctl(node(), "data", "import", local)).code).toBe(0);
     const missing = await ctl(node(), "data", "import", "no-such-backup.json");
@@ -350,7 +345,7 @@ describe("svc_ctl: retainer, data, log, trace", () => {
   });
 
   it("trace start|list|stop for a client and a topic", async () => {
-    const dir = testDir("svc-trace-");
+    const dir = tmp.dir();
     const cf = join(dir, "client.log");
     const tf = join(dir, "topic.log");
     expect((await ctl(node(), "trace", "start", "client", "tc1", cf)).lines).toEqual(["trace client tc1 successfully"]);

@@ -228,11 +228,17 @@ export function describeBackend<P extends { available: true } | { available: fal
         throw new Error(`${name}: ${provider.reason}`);
       });
     });
-  } else {
-    describe.skip(name, () => {
-      it(provider.reason, () => {});
-    });
-  }
+  } else skippedSuite(name, provider.reason);
+}
+
+/**
+ * A suite reported as skipped for `reason`, whose body is never run (a skipped body still runs to
+ * collect its tests: what it makes, such as a temp directory, no hook would remove).
+ */
+export function skippedSuite(name: string, reason: string): void {
+  describe.skip(name, () => {
+    it(reason, () => {});
+  });
 }
 
 /** uid/gid of an OS user (from /etc/passwd), undefined when there is none. */

@@ -1,6 +1,6 @@
 // Starts a real svc node for a test: every listener (MQTT and management HTTP) on 127.0.0.1
 // port 0, a temp data dir, a silent logger, a fast sweep, a cheap bcrypt cost, no heap trim.
-// `stop()` closes the node and removes the data dir.
+// `close()` stops the node and removes the data dir (a start that fails removes it too).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +30,16 @@ export interface TestNodeOptions {
 
 export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "svc-test-"));
+  try {
+    return await startIn(dataDir, opts);
+  } catch (err) {
+    // A start that fails (the tests of bad settings) leaves no data dir of its own behind.
+    if (opts.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startIn(dataDir: string, opts: TestNodeOptions): Promise<TestNode> {
   const config = loadConfig({
     overrides: {
       "node.data_dir": dataDir,

@@ -16,10 +16,12 @@
 //   - with --rate N, the publishers offer N publishes/s in all instead of flooding: no broker is
 //     saturated, and its CPU per publish is its cost at that load (with --together, the most precise
 //     figure here: the same load at the same time, none of the feedback of brokers at their limit).
+//   - before a set's windows, --warmup seconds of the same flow against every broker at once, not
+//     counted (what a fresh process pays once is not a cost per publish);
 // A run with a loss or a duplicate is a failure, not a figure.
 // Usage: npm run build && node bench/overhead.js [--variants svc-rules10,svc-trace1]
 //          [--only fan-in,fan-out,pairs] [--qos 0] [--payloads 64,16384] [--sets 3] [--windows 6]
-//          [--duration 2] [--together] [--rate N] [--out FILE]
+//          [--duration 2] [--warmup 3] [--together] [--rate N] [--out FILE]
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -45,6 +47,7 @@ const payloads = opt("payloads", "").split(",").filter(Boolean).map(Number);
 const sets = Number(opt("sets", "3"));
 const windows = Number(opt("windows", "6"));
 const durationMs = Number(opt("duration", "2")) * 1000;
+const warmupMs = Number(opt("warmup", "3")) * 1000;
 const out = opt("out", join(HERE, "results", "overhead.jsonl"));
 const together = argv.includes("--together");
 // Publishes/s offered to each broker (0: the publishers flood).
@@ -55,12 +58,13 @@ if (
   !(sets >= 1) ||
   !(windows >= 1) ||
   !(durationMs >= 500) ||
+  !(warmupMs >= 0) ||
   !(offered >= 0) ||
   variants.length === 0 ||
   unknown.length > 0
 ) {
   console.error(
-    "overhead: --sets and --windows must be at least 1, --duration at least 0.5, --rate a number of publishes/s, and --variants name" +
+    "overhead: --sets and --windows must be at least 1, --duration at least 0.5, --warmup at least 0, --rate a number of publishes/s, and --variants name" +
       ` variants of svc (${[...Object.keys(TRACING_PEERS), ...Object.keys(RULES_PEERS)].join(", ")})`,
   );
   process.exit(2);
@@ -109,6 +113,17 @@ async function runSet(s, set) {
   const own = [];
   try {
     for (const [k, n] of names.entries()) brokers.push(await startBroker(n, { dir: dirs[k] }));
+    // Warm-up, not counted: what a fresh process pays once (compiling the paths the flow takes, a
+    // variant's first spans and exports loading the HTTP client, the collections of what starting
+    // left behind) is not a cost per publish, and it fell on the first windows of a set only.
+    if (warmupMs > 0) {
+      const workers = [];
+      try {
+        await Promise.all(brokers.map((b) => runFlow(s, b, workers, { durationMs: warmupMs, offered })));
+      } finally {
+        await Promise.all(workers.map((x) => x.exit()));
+      }
+    }
     for (let w = 0; w < windows; w++) {
       if (together) {
         // Every broker under the same flow at the same time: the same machine speed for all.
@@ -184,6 +199,7 @@ for (const s of scenarios) {
       sets,
       windows: windowRatios.length,
       window_s: durationMs / 1000,
+      warmup_s: warmupMs / 1000,
       together,
       offered_per_s: offered,
       failures,

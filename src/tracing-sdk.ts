@@ -4,6 +4,7 @@
 import type { ReadableSpan, Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { VERSION } from "./sys/node-info.ts";
 import type { BatchSettings } from "./telemetry/otlp-batch-processor.ts";
+import { takesGroups } from "./telemetry/span-group.ts";
 import { loadTracingApi, PRESAMPLED, type SamplingHint, type SpanRecorder, Tracing } from "./telemetry/tracing.ts";
 
 /** Tracing options of a start (tests pass an in-memory exporter and a sampler). */
@@ -103,6 +104,12 @@ export async function startTracingSdk(
     scope: { name: "svc", version: VERSION },
     record: (span) => {
       for (const p of processors) p.onEnd(span as unknown as ReadableSpan);
+    },
+    recordGroup: (group) => {
+      for (const p of processors) {
+        if (takesGroups(p)) p.onEndGroup(group);
+        else for (let i = 0; i < group.length; i++) p.onEnd(group.span(i) as unknown as ReadableSpan);
+      }
     },
   };
   const tracing = new Tracing(

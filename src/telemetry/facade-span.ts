@@ -22,12 +22,15 @@ import type {
   SpanStatus,
   TimeInput,
 } from "@opentelemetry/api";
+import type { SpanGroup } from "./span-group.ts";
 
 /** Where finished facade spans go (main.ts: the provider's span processors, its resource, the scope). */
 export interface SpanRecorder {
   readonly resource: unknown;
   readonly scope: { name: string; version?: string };
   record(span: RecordedSpan | FacadeSpan): void;
+  /** Records the spans of a group (span-group.ts) at once. */
+  recordGroup(group: SpanGroup): void;
 }
 
 const NO_EVENTS: readonly never[] = Object.freeze([]);

@@ -1,7 +1,8 @@
 // One span at a time (otlp-batch.ts: spans encoded as they end): a span appended as the
 // ScopeSpans.spans field encodeTraceExportRequest (otlp-proto.ts) writes for it, and the templates
 // of runs of spans that differ only in span id, times and own attributes (a traced message's
-// deliver spans), so that such a span costs a few copies.
+// deliver spans), so that such a span costs a few copies; a span group (span-group.ts) is such a
+// run already, appended from one template.
 
 import { sizeSpan, writeSpan } from "./otlp-proto.ts";
 import type { OtlpAttributes, OtlpSpan } from "./otlp-span.ts";
@@ -28,6 +29,7 @@ import {
   writeVarint,
   writeVarint64,
 } from "./otlp-writer.ts";
+import type { SpanGroup } from "./span-group.ts";
 
 const NO_ATTRIBUTES: OtlpAttributes = Object.freeze({});
 
@@ -59,45 +61,144 @@ export function appendSpanField(into: SpanFields, span: OtlpSpan, shared: PartBy
     else {
       // The span's own fields: its id, times and own attributes; the rest is the template's.
       content =
-        t.before.length +
+        templateSize(t) +
         idSize(span.spanContext().spanId) +
-        t.middle.length +
-        18 +
-        t.sharedBytes.length +
-        (ownBytes === null ? sizeAttributes(ownPart) : ownBytes.length) +
-        t.after.length;
+        (ownBytes === null ? sizeAttributes(ownPart) : ownBytes.length);
     }
     const end = start + delimited(content);
-    if (end > into.buf.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(end, 2 * into.buf.length, 16384));
-      grown.set(into.buf.subarray(0, start));
-      into.buf = grown;
-    }
-    w.out = into.buf as WritableBuffer;
-    w.pos = start;
+    reserve(into, start, end);
     if (t === null) writeSpan(span);
-    else {
-      w.out[w.pos++] = 0x12; // ScopeSpans.spans
-      writeVarint(content);
-      writeBytes(t.before);
-      writeId(0x12, span.spanContext().spanId);
-      writeBytes(t.middle);
-      w.out[w.pos++] = 0x39;
-      writeTime(span.startTime);
-      w.out[w.pos++] = 0x41;
-      writeTime(span.endTime);
-      writeBytes(t.sharedBytes);
-      if (ownBytes === null) writeAttributes(0x4a, ownPart);
-      else writeBytes(ownBytes);
-      writeBytes(t.after);
-    }
-    if (w.pos !== end || w.next !== w.top)
-      throw new Error(`OTLP encoding: wrote ${w.pos - start} of ${end - start} bytes`);
-    into.len = end;
+    else writeFromTemplate(t, content, span.spanContext().spanId, span.startTime, span.endTime, ownPart, ownBytes);
+    settle(into, start, end);
   } finally {
-    w.out = NO_OUTPUT;
-    w.sharedParts = NO_PARTS;
+    release();
   }
+}
+
+/**
+ * Appends the spans `from` to `to` (excluded) of `group` to `into`, the bytes appendSpanField
+ * writes for each of group.span(i) in turn: from the group's template (made once, the group being
+ * a run), each span writing only its id, time and own attributes. A group of one span, or under a
+ * parent with a trace state (which the template does not write), is appended span by span.
+ */
+export function appendGroupFields(
+  into: SpanFields,
+  group: SpanGroup,
+  from: number,
+  to: number,
+  shared: PartBytes,
+): void {
+  const parent = group.parent;
+  if (to - from < 2 || parent.traceState !== undefined) {
+    for (let i = from; i < to; i++) appendSpanField(into, group.span(i) as unknown as OtlpSpan, shared);
+    return;
+  }
+  const { ids, times, owns } = group;
+  w.sharedParts = shared;
+  try {
+    let t = template;
+    if (t === null || !sameGroup(t, group)) {
+      t = makeTemplate(parent.traceId, 1, parent, group.name, group.kind, group.shared);
+      template = t;
+    }
+    w.top = 0;
+    w.next = 0;
+    const fixed = templateSize(t);
+    const start = into.len;
+    let end = start;
+    // Each span's content size (own attributes not frozen are sized once: the sizes are queued).
+    const sizes = contentSizes;
+    sizes.length = 0;
+    for (let i = from; i < to; i++) {
+      const ownBytes = frozenPartBytes(owns[i]);
+      const size = fixed + idSize(ids[i]) + (ownBytes === null ? sizeAttributes(owns[i]) : ownBytes.length);
+      sizes.push(size);
+      end += delimited(size);
+    }
+    reserve(into, start, end);
+    for (let i = from; i < to; i++) {
+      const own = owns[i];
+      writeFromTemplate(t, sizes[i - from], ids[i], times[i], times[i], own, frozenPartBytes(own));
+    }
+    settle(into, start, end);
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Makes room in `into` for `end` bytes (its first `start` kept) and points the writer at it, at
+ * `start`.
+ */
+function reserve(into: SpanFields, start: number, end: number): void {
+  if (end > into.buf.length) {
+    const grown = Buffer.allocUnsafeSlow(Math.max(end, 2 * into.buf.length, 16384));
+    grown.set(into.buf.subarray(0, start));
+    into.buf = grown;
+  }
+  w.out = into.buf as WritableBuffer;
+  w.pos = start;
+}
+
+/** Ends an append of `into`'s bytes `start` to `end`: all were written, and every size queued was read. */
+function settle(into: SpanFields, start: number, end: number): void {
+  if (w.pos !== end || w.next !== w.top)
+    throw new Error(`OTLP encoding: wrote ${w.pos - start} of ${end - start} bytes`);
+  into.len = end;
+}
+
+/** The writer lets go of the output and the request's shared parts. */
+function release(): void {
+  w.out = NO_OUTPUT;
+  w.sharedParts = NO_PARTS;
+}
+
+/** The bytes of a span's content that its template `t` holds (all but its id and own attributes). */
+function templateSize(t: SpanTemplate): number {
+  return t.before.length + t.middle.length + 18 + t.sharedBytes.length + t.after.length;
+}
+
+/**
+ * Writes a ScopeSpans.spans field of `content` bytes from template `t`: the span's id, times and
+ * own attributes (`ownBytes` when encoded already) between the template's parts.
+ */
+function writeFromTemplate(
+  t: SpanTemplate,
+  content: number,
+  spanId: string,
+  start: readonly [number, number],
+  end: readonly [number, number],
+  own: OtlpAttributes,
+  ownBytes: Uint8Array | null,
+): void {
+  w.out[w.pos++] = 0x12; // ScopeSpans.spans
+  writeVarint(content);
+  writeBytes(t.before);
+  writeId(0x12, spanId);
+  writeBytes(t.middle);
+  w.out[w.pos++] = 0x39;
+  writeTime(start);
+  w.out[w.pos++] = 0x41;
+  writeTime(end);
+  writeBytes(t.sharedBytes);
+  if (ownBytes === null) writeAttributes(0x4a, own);
+  else writeBytes(ownBytes);
+  writeBytes(t.after);
+}
+
+/** The content sizes of a group's spans being appended (reused). */
+const contentSizes: number[] = [];
+
+/** Whether the template `t` is the one of `group`'s spans. */
+function sameGroup(t: SpanTemplate, group: SpanGroup): boolean {
+  return (
+    t.shared === group.shared &&
+    t.parent === group.parent &&
+    t.name === group.name &&
+    t.kind === group.kind &&
+    t.traceId === group.parent.traceId &&
+    t.traceFlags === 1
+  );
 }
 
 /** What the spans of a run have in common besides their encoding (a traced message's deliver spans). */
@@ -162,26 +263,43 @@ function templateOf(span: OtlpSpan, shared: readonly OtlpAttributes[]): SpanTemp
     previous.shared = shared;
     return null;
   }
-  const parent = span.parentSpanContext;
-  const kind = span.kind == null ? 0 : span.kind + 1;
+  const made = makeTemplate(ctx.traceId, ctx.traceFlags, span.parentSpanContext, span.name, span.kind, shared);
+  template = made;
+  return made;
+}
+
+/**
+ * The template of spans of trace `traceId` with `traceFlags`, under `parent`, named `name`, of
+ * `spanKind`, sharing the attributes `shared` (encoded into the request's parts, w.sharedParts).
+ * Made between encodings (encodeAlone).
+ */
+function makeTemplate(
+  traceId: string,
+  traceFlags: number,
+  parent: OtlpSpan["parentSpanContext"],
+  name: string,
+  spanKind: number,
+  shared: readonly OtlpAttributes[],
+): SpanTemplate {
+  const kind = spanKind == null ? 0 : spanKind + 1;
   const parentId = parent?.spanId;
   addSharedParts(w.sharedParts, shared);
-  const made: SpanTemplate = {
-    traceId: ctx.traceId,
-    traceFlags: ctx.traceFlags,
+  return {
+    traceId,
+    traceFlags,
     parent,
-    name: span.name,
-    kind: span.kind,
+    name,
+    kind: spanKind,
     shared,
     before: encodeAlone(
-      () => idSize(ctx.traceId),
-      () => writeId(0x0a, ctx.traceId),
+      () => idSize(traceId),
+      () => writeId(0x0a, traceId),
     ),
     middle: encodeAlone(
-      () => (parentId ? idSize(parentId) : 0) + sizeString(span.name) + (kind === 0 ? 0 : 1 + varint64Size(kind)),
+      () => (parentId ? idSize(parentId) : 0) + sizeString(name) + (kind === 0 ? 0 : 1 + varint64Size(kind)),
       () => {
         if (parentId) writeId(0x22, parentId);
-        writeString(0x2a, span.name);
+        writeString(0x2a, name);
         if (kind !== 0) {
           w.out[w.pos++] = 0x30;
           writeVarint64(kind);
@@ -207,12 +325,10 @@ function templateOf(span: OtlpSpan, shared: readonly OtlpAttributes[]): SpanTemp
         w.out[w.pos++] = 0;
         w.out[w.pos++] = 0x85; // flags: two-byte tag, fixed32
         w.out[w.pos++] = 0x01;
-        writeFixed32(spanFlags(ctx.traceFlags, parent?.isRemote));
+        writeFixed32(spanFlags(traceFlags, parent?.isRemote));
       },
     ),
   };
-  template = made;
-  return made;
 }
 
 /** No dropped attributes, events or links, and the status unset. */

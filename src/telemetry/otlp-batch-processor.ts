@@ -11,6 +11,7 @@
 
 import { type EncodedSpans, SpanBatch } from "./otlp-batch.ts";
 import type { OtlpSpan } from "./otlp-span.ts";
+import type { SpanGroup } from "./span-group.ts";
 
 /** What the exporter answers (the SDK's ExportResult: code 0 success, 1 failure). */
 export interface ExportOutcome {
@@ -102,6 +103,37 @@ export class EncodingSpanProcessor {
     this.queued++;
     if (this.filling >= this.settings.maxExportBatchSize) this.seal();
     else if (this.pending.length >= ENCODE_RUN) this.encodePending();
+    this.pump();
+  }
+
+  /**
+   * The spans of a group (a traced message's deliveries, span-group.ts), which come as a run: the
+   * pending spans are encoded, then the group's spans straight into the batch from one template,
+   * as many at a time as the batch has room for.
+   */
+  onEndGroup(group: SpanGroup): void {
+    if (this.closed) return;
+    const s = this.settings;
+    for (let from = 0; from < group.length; ) {
+      if (this.queued >= s.maxQueueSize) {
+        this.dropped += group.length - from;
+        break;
+      }
+      if (this.dropped > 0) {
+        this.report.warn(`Dropped ${this.dropped} spans because maxQueueSize reached`);
+        this.dropped = 0;
+      }
+      this.encodePending();
+      const n = Math.min(group.length - from, s.maxQueueSize - this.queued, s.maxExportBatchSize - this.batch.length);
+      try {
+        this.batch.addGroup(group, from, from + n);
+        this.queued += n;
+      } catch (err) {
+        this.report.error(err as Error);
+      }
+      from += n;
+      if (this.filling >= s.maxExportBatchSize) this.seal();
+    }
     this.pump();
   }
 

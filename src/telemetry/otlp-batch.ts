@@ -5,11 +5,12 @@
 // encodeTraceExportRequest writes for the same spans (grouping and order of first appearance as in
 // otlp-span.ts; the tests compare the bytes). The group buffers are reused from batch to batch.
 
-import { appendSpanField, SpanFields } from "./otlp-append.ts";
+import { appendGroupFields, appendSpanField, SpanFields } from "./otlp-append.ts";
 import { encodedResource, encodedScope } from "./otlp-proto.ts";
 import type { Encoded, OtlpResource, OtlpScope, OtlpSpan } from "./otlp-span.ts";
 import { delimited } from "./otlp-wire.ts";
 import { RecentParts } from "./otlp-writer.ts";
+import type { SpanGroup } from "./span-group.ts";
 
 /** An encoded export request and the number of spans in it. */
 export interface EncodedSpans {
@@ -55,8 +56,28 @@ export class SpanBatch {
 
   /** Encodes `span` into the batch (a span the encoder cannot write throws, and the batch is unchanged). */
   add(span: OtlpSpan): void {
-    const resource = span.resource;
-    const scope = span.instrumentationScope;
+    appendSpanField(this.fieldsOf(span.resource, span.instrumentationScope), span, this.shared);
+    this.length++;
+  }
+
+  /**
+   * Encodes the spans `from` to `to` (excluded) of `group` into the batch (when one cannot be
+   * written this throws, and the batch is unchanged).
+   */
+  addGroup(group: SpanGroup, from: number, to: number): void {
+    const fields = this.fieldsOf(group.resource as OtlpResource, group.instrumentationScope);
+    const len = fields.len;
+    try {
+      appendGroupFields(fields, group, from, to, this.shared);
+    } catch (err) {
+      fields.len = len;
+      throw err;
+    }
+    this.length += to - from;
+  }
+
+  /** The encoded spans of `resource` and `scope` in this batch, to append to. */
+  private fieldsOf(resource: OtlpResource, scope: OtlpScope): SpanFields {
     let chunk = this.last;
     if (chunk === undefined || scope !== this.lastScope || resource !== this.lastResource) {
       chunk = this.chunkOf(resource, scope);
@@ -64,8 +85,7 @@ export class SpanBatch {
       this.lastScope = scope;
       this.lastResource = resource;
     }
-    appendSpanField(chunk.fields, span, this.shared);
-    this.length++;
+    return chunk.fields;
   }
 
   private chunkOf(resource: OtlpResource, scope: OtlpScope): ScopeChunk {

@@ -9,6 +9,7 @@
 
 import type { Attributes, Context, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
 import { FacadeSpan, hrNow, newSpanId, newTraceId, RecordedSpan, type SpanRecorder } from "./facade-span.ts";
+import { SpanGroup } from "./span-group.ts";
 
 export type OtelApi = typeof import("@opentelemetry/api");
 
@@ -19,6 +20,7 @@ export interface TraceCarrier {
 }
 
 export type { SpanRecorder } from "./facade-span.ts";
+export type { SpanGroup } from "./span-group.ts";
 export type { Span };
 
 /** `messaging.system` has no registered MQTT value: the custom `mqtt` is used. */
@@ -298,6 +300,29 @@ export class Tracing {
     span.setAttributes(own);
     span.end();
     return span.spanContext();
+  }
+
+  /**
+   * A group for the zero-length children of a sampled `parent` that the caller makes one after
+   * another and records together with closeGroup() (a traced message's deliveries while its
+   * routing runs): recordChild()'s spans kept as plain data (span-group.ts). Undefined where
+   * recordChild() would not use the recorder (no recorder, a sampler that is not parent-based) or
+   * when `parent` is not sampled.
+   */
+  openGroup(
+    name: string,
+    parent: SpanContext,
+    kind: SpanKindName,
+    shared: readonly Attributes[],
+  ): SpanGroup | undefined {
+    const r = this.recorder;
+    if (r === null || this.sampling?.parentBased !== true || (parent.traceFlags & 1) === 0) return undefined;
+    return new SpanGroup(name, this.kind(kind), parent, shared, r.resource, r.scope);
+  }
+
+  /** Records the spans added to `group` (none: nothing). */
+  closeGroup(group: SpanGroup): void {
+    if (group.length > 0) this.recorder?.recordGroup(group);
   }
 
   /** The span context of a carrier, undefined when it is invalid. */

@@ -23,6 +23,7 @@ import {
   carrierOfHeaders,
   MESSAGING_SYSTEM,
   type Span,
+  type SpanGroup,
   type TraceCarrier,
   type Tracing,
 } from "../telemetry/tracing.ts";
@@ -49,6 +50,11 @@ interface DeliverState {
   shared: readonly [Attrs, Attrs];
   /** Traced QoS 1/2 deliveries awaiting their acknowledgement, per client id. */
   acks?: Map<string, { parent: SpanContext; qos: QoS }>;
+  /**
+   * The deliver spans made while the message's routing runs, recorded together when it is over;
+   * undefined outside it (a delivery from a queue later records its span alone).
+   */
+  group?: SpanGroup;
 }
 
 /**
@@ -203,7 +209,9 @@ export class BrokerTracing implements TracingPort {
     const sc = span.spanContext();
     const carrier = this.t.carrierOfContext(sc);
     // The deliveries' parent is this span (known here: no traceparent to parse per message).
-    msg.headers = new TracedHeaders(msg.headers, carrier, this.deliverState(msg, message, carrier, sc));
+    const st = this.deliverState(msg, message, carrier, sc);
+    st.group = this.t.openGroup(st.name, sc, "producer", st.shared);
+    msg.headers = new TracedHeaders(msg.headers, carrier, st);
     try {
       const n = this.t.run(span, run, msg, fromRoot);
       span.setAttribute("svc.deliveries", n);
@@ -212,6 +220,9 @@ export class BrokerTracing implements TracingPort {
       this.t.fail(span, err);
       throw err;
     } finally {
+      const g = st.group;
+      st.group = undefined;
+      if (g !== undefined) this.t.closeGroup(g);
       span.end();
     }
   }
@@ -253,8 +264,17 @@ export class BrokerTracing implements TracingPort {
     if (st.n >= this.t.maxDeliverSpans || st.parent === undefined) return carrier ? { ...st.carrier } : null;
     st.n++;
     // The message's attributes are shared by its deliver spans; each adds the subscriber's.
-    const sc = this.t.recordChild(st.name, st.parent, "producer", st.shared, this.subscriberAttrs(client, qos));
-    if (sc === undefined) return carrier ? { ...st.carrier } : null;
+    const own = this.subscriberAttrs(client, qos);
+    const g = st.group;
+    let sc: SpanContext | undefined;
+    if (g !== undefined) {
+      const id = g.add(own);
+      if (qos === 0 && !carrier) return null;
+      sc = g.contextOf(id);
+    } else {
+      sc = this.t.recordChild(st.name, st.parent, "producer", st.shared, own);
+      if (sc === undefined) return carrier ? { ...st.carrier } : null;
+    }
     // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
     if (qos > 0) (st.acks ??= new Map()).set(client.clientId, { parent: sc, qos });
     if (!carrier) return null;

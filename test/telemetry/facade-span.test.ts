@@ -21,7 +21,14 @@ function both(ops: (span: api.Span) => void, attributes?: api.Attributes) {
   const sdkSpan = provider.getTracer("t").startSpan("op", { kind: api.SpanKind.SERVER, attributes }, ctx);
   ops(sdkSpan);
   const recorded: (FacadeSpan | RecordedSpan)[] = [];
-  const recorder = { resource: {}, scope: { name: "t" }, record: (s: FacadeSpan | RecordedSpan) => recorded.push(s) };
+  const recorder = {
+    resource: {},
+    scope: { name: "t" },
+    record: (s: FacadeSpan | RecordedSpan) => recorded.push(s),
+    recordGroup: () => {
+      throw new Error("a facade span records itself alone");
+    },
+  };
   const sc = { traceId: PARENT.traceId, spanId: newSpanId(), traceFlags: 1 };
   const ours = new FacadeSpan("op", api.SpanKind.SERVER, sc, PARENT, attributes, undefined, recorder);
   ops(ours);

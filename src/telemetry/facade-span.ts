@@ -75,6 +75,13 @@ export function newTraceId(): string {
   }
 }
 
+/** The context of a sampled local child of `parent` with id `spanId` (its trace, its trace state). */
+export function childContext(parent: SpanContext, spanId: string): SpanContext {
+  const sc: SpanContext = { traceId: parent.traceId, spanId, traceFlags: 1, isRemote: false };
+  if (parent.traceState !== undefined) sc.traceState = parent.traceState;
+  return sc;
+}
+
 const TIME_ORIGIN = performance.timeOrigin;
 
 function hrFromMs(ms: number): HrTime {

@@ -95,10 +95,7 @@ export class EncodingSpanProcessor {
       this.dropped++;
       return;
     }
-    if (this.dropped > 0) {
-      this.report.warn(`Dropped ${this.dropped} spans because maxQueueSize reached`);
-      this.dropped = 0;
-    }
+    this.reportDropped();
     this.pending.push(span);
     this.queued++;
     if (this.filling >= this.settings.maxExportBatchSize) this.seal();
@@ -119,10 +116,7 @@ export class EncodingSpanProcessor {
         this.dropped += group.length - from;
         break;
       }
-      if (this.dropped > 0) {
-        this.report.warn(`Dropped ${this.dropped} spans because maxQueueSize reached`);
-        this.dropped = 0;
-      }
+      this.reportDropped();
       this.encodePending();
       const n = Math.min(group.length - from, s.maxQueueSize - this.queued, s.maxExportBatchSize - this.batch.length);
       try {
@@ -135,6 +129,13 @@ export class EncodingSpanProcessor {
       if (this.filling >= s.maxExportBatchSize) this.seal();
     }
     this.pump();
+  }
+
+  /** Says how many spans were dropped since it last said so (as the SDK's processor, once there is room again). */
+  private reportDropped(): void {
+    if (this.dropped === 0) return;
+    this.report.warn(`Dropped ${this.dropped} spans because maxQueueSize reached`);
+    this.dropped = 0;
   }
 
   /** Spans in the batch being filled, encoded or pending. */

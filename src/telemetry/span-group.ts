@@ -7,7 +7,7 @@
 // one by one (span(i): the RecordedSpan recordChild would have made).
 
 import type { Attributes, HrTime, SpanContext } from "@opentelemetry/api";
-import { hrNow, newSpanId, RecordedSpan } from "./facade-span.ts";
+import { childContext, hrNow, newSpanId, RecordedSpan } from "./facade-span.ts";
 
 export class SpanGroup {
   /** The spans' ids (16 hex digits), in the order they were added. */
@@ -41,12 +41,9 @@ export class SpanGroup {
     return id;
   }
 
-  /** The span context of the span whose id is `spanId` (same trace, flags and trace state as the parent). */
+  /** The span context of the span whose id is `spanId` (the parent's trace and trace state). */
   contextOf(spanId: string): SpanContext {
-    const p = this.parent;
-    const sc: SpanContext = { traceId: p.traceId, spanId, traceFlags: 1, isRemote: false };
-    if (p.traceState !== undefined) sc.traceState = p.traceState;
-    return sc;
+    return childContext(this.parent, spanId);
   }
 
   /** The i-th span as a finished span object. */

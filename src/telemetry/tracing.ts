@@ -8,7 +8,15 @@
 // the global propagator) so that several nodes in one process never share propagation state.
 
 import type { Attributes, Context, Link, Span, SpanContext, SpanOptions, Tracer } from "@opentelemetry/api";
-import { FacadeSpan, hrNow, newSpanId, newTraceId, RecordedSpan, type SpanRecorder } from "./facade-span.ts";
+import {
+  childContext,
+  FacadeSpan,
+  hrNow,
+  newSpanId,
+  newTraceId,
+  RecordedSpan,
+  type SpanRecorder,
+} from "./facade-span.ts";
 import { SpanGroup } from "./span-group.ts";
 
 export type OtelApi = typeof import("@opentelemetry/api");
@@ -239,8 +247,7 @@ export class Tracing {
     const sc: SpanContext =
       parent === undefined
         ? { traceId: newTraceId(), spanId: newSpanId(), traceFlags: 1, isRemote: false }
-        : { traceId: parent.traceId, spanId: newSpanId(), traceFlags: 1, isRemote: false };
-    if (parent?.traceState !== undefined) sc.traceState = parent.traceState;
+        : childContext(parent, newSpanId());
     const links = o.links === undefined ? undefined : this.links(o.links);
     return new FacadeSpan(name, this.kind(o.kind), sc, parent, o.attributes, links, r);
   }
@@ -288,8 +295,7 @@ export class Tracing {
     const r = this.recorder;
     if (r !== null && this.sampling?.parentBased === true) {
       if ((parent.traceFlags & 1) === 0) return undefined;
-      const sc: SpanContext = { traceId: parent.traceId, spanId: newSpanId(), traceFlags: 1, isRemote: false };
-      if (parent.traceState !== undefined) sc.traceState = parent.traceState;
+      const sc = childContext(parent, newSpanId());
       r.record(new RecordedSpan(name, this.kind(kind), sc, parent, hrNow(), shared, own, r.resource, r.scope));
       return sc;
     }

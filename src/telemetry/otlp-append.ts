@@ -97,7 +97,7 @@ export function appendGroupFields(
   w.sharedParts = shared;
   try {
     let t = template;
-    if (t === null || !sameGroup(t, group)) {
+    if (t === null || !isRun(t, parent.traceId, 1, parent, group.name, group.kind, group.shared)) {
       t = makeTemplate(parent.traceId, 1, parent, group.name, group.kind, group.shared);
       template = t;
     }
@@ -106,20 +106,25 @@ export function appendGroupFields(
     const fixed = templateSize(t);
     const start = into.len;
     let end = start;
-    // Each span's content size (own attributes not frozen are sized once: the sizes are queued).
+    // Each span's content size and own attributes' bytes, found once (own attributes not frozen
+    // are sized once: the sizes are queued).
     const sizes = contentSizes;
+    const ownsBytes = ownBytesOf;
     sizes.length = 0;
+    ownsBytes.length = 0;
     for (let i = from; i < to; i++) {
       const ownBytes = frozenPartBytes(owns[i]);
       const size = fixed + idSize(ids[i]) + (ownBytes === null ? sizeAttributes(owns[i]) : ownBytes.length);
       sizes.push(size);
+      ownsBytes.push(ownBytes);
       end += delimited(size);
     }
     reserve(into, start, end);
     for (let i = from; i < to; i++) {
-      const own = owns[i];
-      writeFromTemplate(t, sizes[i - from], ids[i], times[i], times[i], own, frozenPartBytes(own));
+      const k = i - from;
+      writeFromTemplate(t, sizes[k], ids[i], times[i], times[i], owns[i], ownsBytes[k]);
     }
+    ownsBytes.length = 0; // holds no encoded part past the append
     settle(into, start, end);
   } finally {
     release();
@@ -186,20 +191,9 @@ function writeFromTemplate(
   writeBytes(t.after);
 }
 
-/** The content sizes of a group's spans being appended (reused). */
+/** The content sizes of a group's spans being appended, and their own attributes' bytes (reused). */
 const contentSizes: number[] = [];
-
-/** Whether the template `t` is the one of `group`'s spans. */
-function sameGroup(t: SpanTemplate, group: SpanGroup): boolean {
-  return (
-    t.shared === group.shared &&
-    t.parent === group.parent &&
-    t.name === group.name &&
-    t.kind === group.kind &&
-    t.traceId === group.parent.traceId &&
-    t.traceFlags === 1
-  );
-}
+const ownBytesOf: (Uint8Array | null)[] = [];
 
 /** What the spans of a run have in common besides their encoding (a traced message's deliver spans). */
 interface RunKey {
@@ -232,13 +226,26 @@ const previous: RunKey = { traceId: "", traceFlags: 0, parent: undefined, name: 
 /** Whether `span` (with `shared`) is of the run `r`. */
 function sameRun(r: Readonly<RunKey>, span: OtlpSpan, shared: readonly OtlpAttributes[]): boolean {
   const ctx = span.spanContext();
+  return isRun(r, ctx.traceId, ctx.traceFlags, span.parentSpanContext, span.name, span.kind, shared);
+}
+
+/** Whether spans of these trace, flags, parent, name, kind and shared attributes are of the run `r`. */
+function isRun(
+  r: Readonly<RunKey>,
+  traceId: string,
+  traceFlags: number,
+  parent: OtlpSpan["parentSpanContext"],
+  name: string,
+  kind: number,
+  shared: readonly OtlpAttributes[],
+): boolean {
   return (
     r.shared === shared &&
-    r.parent === span.parentSpanContext &&
-    r.name === span.name &&
-    r.kind === span.kind &&
-    r.traceId === ctx.traceId &&
-    r.traceFlags === ctx.traceFlags
+    r.parent === parent &&
+    r.name === name &&
+    r.kind === kind &&
+    r.traceId === traceId &&
+    r.traceFlags === traceFlags
   );
 }
 

@@ -292,8 +292,8 @@ export class Tracing {
     shared: readonly Attributes[],
     own: Attributes = NO_ATTRIBUTES,
   ): SpanContext | undefined {
-    const r = this.recorder;
-    if (r !== null && this.sampling?.parentBased === true) {
+    const r = this.childRecorder;
+    if (r !== null) {
       if ((parent.traceFlags & 1) === 0) return undefined;
       const sc = childContext(parent, newSpanId());
       r.record(new RecordedSpan(name, this.kind(kind), sc, parent, hrNow(), shared, own, r.resource, r.scope));
@@ -321,14 +321,22 @@ export class Tracing {
     kind: SpanKindName,
     shared: readonly Attributes[],
   ): SpanGroup | undefined {
-    const r = this.recorder;
-    if (r === null || this.sampling?.parentBased !== true || (parent.traceFlags & 1) === 0) return undefined;
+    const r = this.childRecorder;
+    if (r === null || (parent.traceFlags & 1) === 0) return undefined;
     return new SpanGroup(name, this.kind(kind), parent, shared, r.resource, r.scope);
   }
 
   /** Records the spans added to `group` (none: nothing). */
   closeGroup(group: SpanGroup): void {
     if (group.length > 0) this.recorder?.recordGroup(group);
+  }
+
+  /**
+   * The recorder of the children of sampled spans, when the facade records them itself (a
+   * recorder and a parent-based sampler, the default); null: they are the SDK's spans.
+   */
+  private get childRecorder(): SpanRecorder | null {
+    return this.sampling?.parentBased === true ? this.recorder : null;
   }
 
   /** The span context of a carrier, undefined when it is invalid. */

@@ -15,6 +15,7 @@ import {
   type ExportOutcome,
 } from "../../src/telemetry/otlp-batch-processor.ts";
 import { encodeTraceExportRequest, type OtlpSpan } from "../../src/telemetry/otlp-proto.ts";
+import { SpanGroup } from "../../src/telemetry/span-group.ts";
 import { batchSettingsFromEnv } from "../../src/tracing-sdk.ts";
 import { type Decoded, decodeTraceRequest } from "./otlp-decode.ts";
 
@@ -39,6 +40,16 @@ function span(n: number, sampled = true): OtlpSpan {
     SCOPE,
   ) as unknown as OtlpSpan;
 }
+
+/** A traced message's deliver spans as a group of `n` (span-group.ts). */
+function group(n: number): SpanGroup {
+  const g = new SpanGroup("deliver t/g", 3, PARENT, SHARED, RESOURCE, SCOPE);
+  for (let i = 0; i < n; i++) g.add(Object.freeze({ sub: `c${i}` }));
+  return g;
+}
+
+const spansOf = (g: SpanGroup): OtlpSpan[] =>
+  Array.from({ length: g.length }, (_, i) => g.span(i) as unknown as OtlpSpan);
 
 /**
  * An exporter that keeps a copy of each request (`handed`: the requests themselves, whose bytes the
@@ -238,6 +249,52 @@ describe("EncodingSpanProcessor", () => {
     p.onEnd(span(2));
     expect(ex.batches.map((b) => b.length)).toEqual([2]);
     expect(report.warnings[0]).toMatch(/setting maxExportBatchSize to match maxQueueSize/);
+  });
+
+  it("splits a span group at the batch size, after the spans that came before it", async () => {
+    const ex = new Recorder();
+    const { p, report } = make(ex, { maxExportBatchSize: 4, scheduledDelayMillis: 60_000 });
+    const before = span(1);
+    const g = group(10);
+    p.onEnd(before);
+    p.onEndGroup(g);
+    await p.forceFlush();
+    expect(ex.batches.map((b) => b.length)).toEqual([4, 4, 3]);
+    const all = [before, ...spansOf(g)];
+    expect(ex.batches.map((b) => Buffer.from(b.bytes))).toEqual([
+      encodeTraceExportRequest(all.slice(0, 4)),
+      encodeTraceExportRequest(all.slice(4, 8)),
+      encodeTraceExportRequest(all.slice(8)),
+    ]);
+    expect(report.warnings).toEqual([]);
+    expect(report.errors).toEqual([]);
+  });
+
+  it("drops the spans of a group that exceed the queue, and says how many", async () => {
+    const ex = new Recorder(null); // a collector that has not answered yet
+    const { p, report } = make(ex, { maxExportBatchSize: 4, maxQueueSize: 6, scheduledDelayMillis: 60_000 });
+    const g = group(10);
+    p.onEndGroup(g); // 4 in export, 2 waiting: the queue is full, 4 dropped
+    expect(ex.batches.map((b) => b.length)).toEqual([4]);
+    ex.pending.shift()?.({ code: 0 });
+    const late = span(1);
+    p.onEnd(late);
+    expect(report.warnings).toEqual(["Dropped 4 spans because maxQueueSize reached"]);
+    const flushed = p.forceFlush();
+    ex.pending.shift()?.({ code: 0 });
+    await flushed;
+    const ids = (i: number) =>
+      decodeTraceRequest(Buffer.from(ex.batches[i].bytes)).resourceSpans[0].scopeSpans[0].spans.map(
+        (s: Decoded) => s.spanId,
+      );
+    expect(ex.batches.map((b) => b.length)).toEqual([4, 3]);
+    expect(ids(0)).toEqual(g.ids.slice(0, 4));
+    expect(ids(1)).toEqual([...g.ids.slice(4, 6), late.spanContext().spanId]);
+    expect(report.errors).toEqual([]);
+    await p.shutdown();
+    p.onEndGroup(group(2)); // after shutdown: taken no more
+    await p.forceFlush();
+    expect(ex.batches).toHaveLength(2);
   });
 
   it("reads the OTEL_BSP_* variables that hold numbers", () => {

@@ -1,18 +1,16 @@
 // Deliver spans kept as a group while a traced message is routed (src/telemetry/span-group.ts):
 // encoded from one template, a group (or a part of one) is the request the whole-batch encoder
-// writes for its spans one by one; the http/protobuf processor splits a group at its batch size
-// and drops what exceeds its queue, saying how many; a processor that takes spans one by one gets
-// the group's spans; and through startTracingSdk and a broker, a traced message's deliveries reach
-// an HTTP receiver as children of its publish span.
+// writes for its spans one by one; a processor that takes spans one by one gets the group's spans;
+// and through startTracingSdk and a broker, a traced message's deliveries reach an HTTP receiver
+// as children of its publish span. (The http/protobuf processor's handling of groups, split at its
+// batch size and cut at its queue: otlp-batch-processor.test.ts.)
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as api from "@opentelemetry/api";
 import mqtt from "mqtt";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { EncodedSpans } from "../../src/telemetry/otlp-batch.ts";
 import { SpanBatch } from "../../src/telemetry/otlp-batch.ts";
-import { EncodingSpanProcessor, type ExportOutcome } from "../../src/telemetry/otlp-batch-processor.ts";
 import { encodeTraceExportRequest, type OtlpSpan } from "../../src/telemetry/otlp-proto.ts";
 import { SpanGroup } from "../../src/telemetry/span-group.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
@@ -77,76 +75,6 @@ describe("a span group encoded", () => {
       expect(s.startTime).toBe(g.times[i]);
       expect(s.attributes).toEqual({ ...SHARED[0], ...SHARED[1], sub: `c${i}` });
     }
-  });
-});
-
-/** An exporter that keeps a copy of each request and answers when told (or at once). */
-class Recorder {
-  readonly batches: EncodedSpans[] = [];
-  readonly pending: ((o: ExportOutcome) => void)[] = [];
-  constructor(private readonly auto: boolean) {}
-  export(batch: EncodedSpans, done: (o: ExportOutcome) => void): void {
-    this.batches.push({ bytes: Buffer.from(batch.bytes), length: batch.length });
-    if (this.auto) done({ code: 0 });
-    else this.pending.push(done);
-  }
-  async shutdown(): Promise<void> {}
-}
-
-describe("EncodingSpanProcessor and groups", () => {
-  it("splits a group at the batch size, after the spans that came before it", async () => {
-    const ex = new Recorder(true);
-    const warnings: string[] = [];
-    const p = new EncodingSpanProcessor(
-      ex,
-      { maxExportBatchSize: 4, scheduledDelayMillis: 60_000 },
-      { warn: (m) => warnings.push(m), error: (e) => expect.unreachable(e.message) },
-    );
-    const before = spansOf(group(1))[0];
-    const g = group(10);
-    p.onEnd(before);
-    p.onEndGroup(g);
-    await p.forceFlush();
-    expect(ex.batches.map((b) => b.length)).toEqual([4, 4, 3]);
-    const all = [before, ...spansOf(g)];
-    expect(ex.batches.map((b) => Buffer.from(b.bytes))).toEqual([
-      encodeTraceExportRequest(all.slice(0, 4)),
-      encodeTraceExportRequest(all.slice(4, 8)),
-      encodeTraceExportRequest(all.slice(8)),
-    ]);
-    expect(warnings).toEqual([]);
-    await p.shutdown();
-  });
-
-  it("drops the spans of a group that exceed the queue, and says how many", async () => {
-    const ex = new Recorder(false); // a collector that has not answered yet
-    const warnings: string[] = [];
-    const p = new EncodingSpanProcessor(
-      ex,
-      { maxExportBatchSize: 4, maxQueueSize: 6, scheduledDelayMillis: 60_000 },
-      { warn: (m) => warnings.push(m), error: (e) => expect.unreachable(e.message) },
-    );
-    const g = group(10);
-    p.onEndGroup(g); // 4 in export, 2 waiting: the queue is full, 4 dropped
-    expect(ex.batches.map((b) => b.length)).toEqual([4]);
-    ex.pending.shift()?.({ code: 0 });
-    const late = spansOf(group(1))[0];
-    p.onEnd(late);
-    expect(warnings).toEqual(["Dropped 4 spans because maxQueueSize reached"]);
-    const flushed = p.forceFlush();
-    ex.pending.shift()?.({ code: 0 });
-    await flushed;
-    const ids = (i: number) =>
-      decodeTraceRequest(Buffer.from(ex.batches[i].bytes)).resourceSpans[0].scopeSpans[0].spans.map(
-        (s: Decoded) => s.spanId,
-      );
-    expect(ex.batches.map((b) => b.length)).toEqual([4, 3]);
-    expect(ids(0)).toEqual(g.ids.slice(0, 4));
-    expect(ids(1)).toEqual([...g.ids.slice(4, 6), late.spanContext().spanId]);
-    await p.shutdown();
-    p.onEndGroup(group(2)); // after shutdown: taken no more
-    await p.forceFlush();
-    expect(ex.batches).toHaveLength(2);
   });
 });
 

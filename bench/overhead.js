@@ -1,8 +1,9 @@
 // The end-to-end cost of a feature: svc against svc with the feature on (svc-rules10: 10 rules, 5
 // matching every message; svc-trace0 / svc-trace1 / svc-trace100: tracing sampled at 0%, 1% or
-// 100%), with real clients over loopback, interleaved. This machine's speed drifts and jumps
-// between modes far apart (from one process to the next, and within one process over seconds),
-// by more than the costs measured here; so the brokers compared run side by side:
+// 100%; svc-trace1-run1: 1% without sampling runs), with real clients over loopback, interleaved.
+// This machine's speed drifts and jumps between modes far apart (from one process to the next, and
+// within one process over seconds), by more than the costs measured here; so the brokers compared
+// run side by side:
 //   - a set: svc and each variant started together, each in a fresh process, all of them running;
 //   - in it, windows: the same flow (fresh load-generator processes) runs against each broker in
 //     turn, for --duration seconds each, the order turning from window to window;

@@ -44,7 +44,8 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
   --peers A,B       brokers, in run order (default: svc,aedes,mosquitto; mosquitto only
                     when on PATH); also svc-trace0, svc-trace1 and svc-trace100: svc with tracing on,
                     sampling 0%, 1% or 100%, exporting OTLP to a sink in the bench (the cost of
-                    tracing end to end: the "svc vs svc-traceN" ratio); svc-rules10: svc
+                    tracing end to end: the "svc vs svc-traceN" ratio), svc-trace1-run1 (1%,
+                    telemetry.sampling_run = 1); svc-rules10: svc
                     with 10 rules, 5 matching every message (the "svc vs svc-rules10" ratio)
   --full            also measure memory with 100,000 idle connections (needs ulimit -n
                     above 100,000 for the broker)

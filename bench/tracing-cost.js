@@ -30,12 +30,16 @@ const dropping = {
 };
 const report = { warn: (m) => console.error(m), error: (e) => console.error(e) };
 const sdk = async (ratio) =>
-  startTracingSdk("bench@127.0.0.1", 10, {
-    spanProcessors: [new EncodingSpanProcessor(dropping, {}, report)],
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
-    // What OTEL_TRACES_SAMPLER=parentbased_traceidratio gives the facade: root draws without spans.
-    sampling: { root: ratio, parentBased: true },
-  });
+  startTracingSdk(
+    "bench@127.0.0.1",
+    { maxDeliverSpans: 10, samplingRun: 16 },
+    {
+      spanProcessors: [new EncodingSpanProcessor(dropping, {}, report)],
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
+      // What OTEL_TRACES_SAMPLER=parentbased_traceidratio gives the facade: root draws without spans.
+      sampling: { root: ratio, parentBased: true },
+    },
+  );
 const sdk1 = await sdk(0.01);
 const sdk100 = await sdk(1);
 const modes = {

@@ -148,7 +148,14 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   const broker = new Broker(settings, logger);
   // Tracing: with `telemetry.tracing = off` nothing of OpenTelemetry is loaded and no hook is added.
   const sdk = config.get("telemetry.tracing")
-    ? await startTracingSdk(nodeName, config.get("telemetry.max_deliver_spans"), opts.tracing)
+    ? await startTracingSdk(
+        nodeName,
+        {
+          maxDeliverSpans: config.get("telemetry.max_deliver_spans"),
+          samplingRun: config.get("telemetry.sampling_run"),
+        },
+        opts.tracing,
+      )
     : null;
   if (sdk !== null) new BrokerTracing(sdk.tracing, nodeName).attach(broker);
   const plugins = new PluginRegistry(dataDir, logger);

@@ -14,6 +14,12 @@ export interface TracingSdkOptions {
   sampling?: SamplingHint;
 }
 
+/** The node's per-message tracing settings (`telemetry.max_deliver_spans`, `telemetry.sampling_run`). */
+export interface TracingLimits {
+  maxDeliverSpans: number;
+  samplingRun: number;
+}
+
 /** The node's OpenTelemetry SDK: its tracing facade and how to flush and stop it. */
 export interface TracingSdk {
   tracing: Tracing;
@@ -32,7 +38,7 @@ export interface TracingSdk {
  */
 export async function startTracingSdk(
   nodeName: string,
-  maxDeliverSpans: number,
+  limits: TracingLimits,
   opts: TracingSdkOptions = {},
 ): Promise<TracingSdk> {
   const api = await loadTracingApi();
@@ -115,8 +121,9 @@ export async function startTracingSdk(
   const tracing = new Tracing(
     api,
     provider.getTracer("svc", VERSION),
-    maxDeliverSpans,
-    configured?.hint ?? null,
+    limits.maxDeliverSpans,
+    // The sampler's hint, sampling roots in runs of the node's setting (unless the hint says).
+    configured?.hint == null ? null : { run: limits.samplingRun, ...configured.hint },
     recorder,
   );
   return { tracing, shutdown: () => provider.shutdown() };

@@ -21,8 +21,12 @@ export const ALL_PEERS = ["svc", "aedes", "mosquitto"];
  * batched, encoded and sent), with OTEL_TRACES_SAMPLER=parentbased_traceidratio at this ratio. The
  * table's "svc vs svc-traceN" ratio is then the throughput without tracing over the one with it.
  * svc-trace0 samples nothing: the cost of tracing being on (SDK loaded, one draw per publish).
+ * svc-trace1-run1 samples 1% with `telemetry.sampling_run = 1` (every root drawn on its own, no
+ * runs): against svc-trace1, what sampling in runs saves.
  */
-export const TRACING_PEERS = { "svc-trace0": 0, "svc-trace1": 0.01, "svc-trace100": 1 };
+export const TRACING_PEERS = { "svc-trace0": 0, "svc-trace1": 0.01, "svc-trace100": 1, "svc-trace1-run1": 0.01 };
+/** Settings of a tracing variant beyond `telemetry.tracing = on`. */
+const TRACING_SETTINGS = { "svc-trace1-run1": { "telemetry.sampling_run": "1" } };
 
 /**
  * svc-rules10 (named in --peers only): svc with 10 enabled rules created through the management
@@ -214,7 +218,8 @@ async function startTracedSvc(name, ratio, { dir, connScenario, nofile, profDir 
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`,
   };
   try {
-    const h = await startSvc({ dir, connScenario, nofile, profDir, extra: { "telemetry.tracing": "on" }, env });
+    const extra = { "telemetry.tracing": "on", ...TRACING_SETTINGS[name] };
+    const h = await startSvc({ dir, connScenario, nofile, profDir, extra, env });
     return {
       ...h,
       name,

@@ -176,6 +176,14 @@ export const SCHEMA = {
     max: 1000000,
     description: "Most deliver spans recorded per traced message (fan-out beyond this is not traced).",
   },
+  "telemetry.sampling_run": {
+    type: "integer",
+    default: "16",
+    min: 1,
+    max: 1024,
+    description:
+      "Publishes without a traceparent sampled in a row once one is, while they come within 1 ms of the first (each is still sampled with the sampler's ratio); 1: each drawn on its own.",
+  },
 
   // ---- access control --------------------------------------------------------------------------
   allow_anonymous: {

@@ -17,6 +17,7 @@ import {
   RecordedSpan,
   type SpanRecorder,
 } from "./facade-span.ts";
+import { RootSampling } from "./root-sampling.ts";
 import { SpanGroup } from "./span-group.ts";
 
 export type OtelApi = typeof import("@opentelemetry/api");
@@ -90,11 +91,13 @@ export interface StartOptions {
  * What the facade knows of the configured sampler, so that the hot path can decide without making a
  * span: `root` is the probability that a root span is sampled (always_on 1, always_off 0,
  * traceidratio its ratio); `parentBased` says that a parent's sampled flag decides for its
- * children (the parentbased_* samplers with their default delegates).
+ * children (the parentbased_* samplers with their default delegates). `run`: root spans are
+ * sampled in runs of at most this many (root-sampling.ts; `telemetry.sampling_run`), 1 when absent.
  */
 export interface SamplingHint {
   root: number;
   parentBased: boolean;
+  run?: number;
 }
 
 /**
@@ -142,10 +145,8 @@ export class Tracing {
   private readonly kindOnly: Record<SpanKindName, SpanOptions>;
   /** The API's context key of the active span, once checked; null: contexts made by the API only. */
   private readonly spanKey: symbol | null;
-  /** ln(1 - root ratio) for a ratio strictly between 0 and 1 (the geometric draw), else 0. */
-  private readonly rootLogDrop: number;
-  /** Root spans still to drop before the next sampled one; -1: not drawn yet (startRoot). */
-  private rootSkip = -1;
+  /** The draws of root spans for a root ratio strictly between 0 and 1, else null. */
+  private readonly roots: RootSampling | null;
 
   constructor(
     private readonly otel: OtelApi,
@@ -159,7 +160,7 @@ export class Tracing {
   ) {
     this.presampledRoot = otel.ROOT_CONTEXT.setValue(PRESAMPLED, true);
     const root = sampling?.root ?? 1;
-    this.rootLogDrop = root > 0 && root < 1 ? Math.log1p(-root) : 0;
+    this.roots = root > 0 && root < 1 ? new RootSampling(root, sampling?.run ?? 1) : null;
     // The API keys the span of a context with Symbol.for(its description) (so that API copies
     // agree); a SpanOverContext is used only once the API was seen to read the span from one.
     const key = otel.createContextKey(SPAN_KEY_DESCRIPTION);
@@ -213,22 +214,16 @@ export class Tracing {
   /**
    * startSampled() for a root span (`o.parent` null; also where startSampled finds no valid parent),
    * the form of a client's PUBLISH without a traceparent: sampled against the root ratio, nothing
-   * made when the span is dropped, and a sampled span the SDK is told not to decide again. Rather
-   * than one Math.random() per span (as much as the rest of an unsampled publish), one draw per
-   * sampled span tells how many root spans to drop before the next: a geometric count, so each
-   * span is still sampled with the ratio's probability, independently of the others.
+   * made when the span is dropped, and a sampled span the SDK is told not to decide again. Each
+   * root span is sampled with the ratio's probability, in runs (root-sampling.ts): no
+   * Math.random() per span (as much as the rest of an unsampled publish), one per run.
    */
   startRoot(name: string, suffix: string, o: StartOptions): Span | undefined {
     const s = this.sampling;
     if (s === null) return this.recording(this.start(name + suffix, o));
     if (s.root < 1) {
       if (s.root <= 0) return undefined; // always_off, ratio 0
-      if (this.rootSkip < 0) this.rootSkip = Math.floor(Math.log(1 - Math.random()) / this.rootLogDrop);
-      if (this.rootSkip > 0) {
-        this.rootSkip--;
-        return undefined;
-      }
-      this.rootSkip = -1;
+      if (!this.roots?.next()) return undefined;
     }
     return this.sampledSpan(name + suffix, o, undefined);
   }

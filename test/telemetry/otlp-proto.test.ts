@@ -514,7 +514,7 @@ describe("OtlpProtoTraceExporter end to end", () => {
     vi.stubEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint);
     vi.stubEnv("OTEL_EXPORTER_OTLP_HEADERS", "x-svc-token=abc");
     vi.stubEnv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf");
-    const sdk = await startTracingSdk("n1@127.0.0.1", 10);
+    const sdk = await startTracingSdk("n1@127.0.0.1", { maxDeliverSpans: 10, samplingRun: 16 });
     const span = sdk.tracing.start("connect", { parent: null, kind: "server" });
     span.setAttribute("messaging.client.id", "c1");
     // A recorded (facade) child: its own scope object, equal to the tracer's.

@@ -129,6 +129,27 @@ describe("Tracing.startSampled", () => {
     expect(below).toBeLessThan(0.58);
   });
 
+  it("with a sampling run, sampled root spans come in runs (roots close together), at the ratio", () => {
+    const { t } = setup(ratio(0.01), { root: 0.01, parentBased: true, run: 16 });
+    // A clock that stands still: every run is within its 1 ms window, whatever this machine's speed.
+    vi.spyOn(performance, "now").mockReturnValue(1000);
+    let sampled = 0;
+    let runs = 0;
+    let inRun = false;
+    for (let i = 0; i < 1_000_000; i++) {
+      const s = t.startRoot("p ", "x", {});
+      if (s !== undefined) s.end();
+      if (s !== undefined && !inRun) runs++;
+      sampled += s === undefined ? 0 : 1;
+      inRun = s !== undefined;
+    }
+    // About 10,000 sampled roots in about 625 runs of 16 (a gap of 0 joins two).
+    expect(sampled).toBeGreaterThan(7500);
+    expect(sampled).toBeLessThan(12500);
+    expect(runs).toBeGreaterThan(sampled / 32);
+    expect(runs).toBeLessThanOrEqual(sampled / 16);
+  });
+
   it("the root draw follows the ratio", () => {
     const { t } = setup(ratio(0.25), { root: 0.25, parentBased: true });
     let n = 0;
@@ -380,13 +401,46 @@ describe("envSampler (OTEL_TRACES_SAMPLER / _ARG)", () => {
   });
 });
 
+describe("startTracingSdk with a sampling run", () => {
+  it("samples root spans in runs of telemetry.sampling_run", async () => {
+    vi.stubEnv("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
+    vi.stubEnv("OTEL_TRACES_SAMPLER_ARG", "0.1");
+    const exporter = new InMemorySpanExporter();
+    const sdk = await startTracingSdk(
+      "n@127.0.0.1",
+      { maxDeliverSpans: 10, samplingRun: 4 },
+      { spanProcessors: [new SimpleSpanProcessor(exporter)] },
+    );
+    vi.unstubAllEnvs();
+    try {
+      // The draw 0.5: floor(ln(0.5) / ln(1 - 0.1)) = 6 roots dropped, then a run of 4 (the clock
+      // stands still: all within the run's window), then a gap of floor(ln(0.5) / ln(1 - 0.1/3.7)) = 25.
+      vi.spyOn(Math, "random").mockReturnValue(0.5);
+      vi.spyOn(performance, "now").mockReturnValue(1000);
+      const got = Array.from({ length: 11 }, () => {
+        const s = sdk.tracing.startSampled("publish ", "t");
+        s?.end();
+        return s !== undefined;
+      });
+      expect(got).toEqual([false, false, false, false, false, false, true, true, true, true, false]);
+      expect(exporter.getFinishedSpans()).toHaveLength(4);
+    } finally {
+      await sdk.shutdown();
+    }
+  });
+});
+
 describe("startTracingSdk with OTEL_TRACES_SAMPLER", () => {
   const exporter = new InMemorySpanExporter();
   let sdk: TracingSdk;
   beforeAll(async () => {
     vi.stubEnv("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
     vi.stubEnv("OTEL_TRACES_SAMPLER_ARG", "0.1");
-    sdk = await startTracingSdk("n@127.0.0.1", 10, { spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    sdk = await startTracingSdk(
+      "n@127.0.0.1",
+      { maxDeliverSpans: 10, samplingRun: 1 },
+      { spanProcessors: [new SimpleSpanProcessor(exporter)] },
+    );
     vi.unstubAllEnvs();
   });
   afterAll(async () => {

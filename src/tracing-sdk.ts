@@ -15,7 +15,7 @@ export interface TracingSdkOptions {
 }
 
 /** The node's per-message tracing settings (`telemetry.max_deliver_spans`, `telemetry.sampling_run`). */
-export interface TracingLimits {
+export interface MessageTracingSettings {
   maxDeliverSpans: number;
   samplingRun: number;
 }
@@ -38,7 +38,7 @@ export interface TracingSdk {
  */
 export async function startTracingSdk(
   nodeName: string,
-  limits: TracingLimits,
+  settings: MessageTracingSettings,
   opts: TracingSdkOptions = {},
 ): Promise<TracingSdk> {
   const api = await loadTracingApi();
@@ -121,9 +121,9 @@ export async function startTracingSdk(
   const tracing = new Tracing(
     api,
     provider.getTracer("svc", VERSION),
-    limits.maxDeliverSpans,
+    settings.maxDeliverSpans,
     // The sampler's hint, sampling roots in runs of the node's setting (unless the hint says).
-    configured?.hint == null ? null : { run: limits.samplingRun, ...configured.hint },
+    configured?.hint == null ? null : { run: settings.samplingRun, ...configured.hint },
     recorder,
   );
   return { tracing, shutdown: () => provider.shutdown() };

@@ -122,8 +122,8 @@ export async function startTracingSdk(
     api,
     provider.getTracer("svc", VERSION),
     settings.maxDeliverSpans,
-    // The sampler's hint, sampling roots in runs of the node's setting (unless the hint says).
-    configured?.hint == null ? null : { run: settings.samplingRun, ...configured.hint },
+    // The sampler's hint, sampling roots in runs of the node's setting.
+    configured?.hint == null ? null : { ...configured.hint, run: settings.samplingRun },
     recorder,
   );
   return { tracing, shutdown: () => provider.shutdown() };

@@ -6,10 +6,10 @@
 // average, whatever L was), but a run's spans come together: the code and data of the traced path
 // (span making, attributes, encoding) stay in the caches from one to the next, where a lone sampled
 // message among a hundred finds them cold and costs several times as much (bench/overhead.js:
-// svc-trace1 against svc-trace1-run1). The window keeps a run to what is near-simultaneous: under about
-// maxRun / RUN_WINDOW_MS roots per second a run is shorter, and at low rates every root is drawn
-// alone, as independent draws would. maxRun 1: independent draws (one Math.random() per sampled
-// root: a geometric count of roots to drop before the next).
+// svc-trace1 against svc-trace1-run1). The window keeps a run to what is near-simultaneous: under
+// about maxRun / RUN_WINDOW_MS roots per second a run is shorter, and at low rates every root is
+// drawn alone, as independent draws would. maxRun 1: independent draws (one Math.random() per
+// sampled root: a geometric count of roots to drop before the next).
 
 /** How long after its first root a run may still take more. */
 export const RUN_WINDOW_MS = 1;

@@ -221,10 +221,8 @@ export class Tracing {
   startRoot(name: string, suffix: string, o: StartOptions): Span | undefined {
     const s = this.sampling;
     if (s === null) return this.recording(this.start(name + suffix, o));
-    if (s.root < 1) {
-      if (s.root <= 0) return undefined; // always_off, ratio 0
-      if (!this.roots?.next()) return undefined;
-    }
+    // Under 1 the draws decide; there are none at 0 (always_off, ratio 0): nothing is sampled.
+    if (s.root < 1 && !this.roots?.next()) return undefined;
     return this.sampledSpan(name + suffix, o, undefined);
   }
 

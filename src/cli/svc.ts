@@ -5,6 +5,7 @@
 
 import { ConfigError, loadConfig } from "../config/index.ts";
 import { startNode } from "../main.ts";
+import { applyGcTuning } from "./gc-tuning.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -58,6 +59,7 @@ class UsageError extends Error {
 
 async function start(argv: string[]): Promise<void> {
   const args = parseStartArgs(argv);
+  applyGcTuning();
   const env = process.env;
   const file = args.file ?? (env.SVC_CONFIG || "etc/svc.conf");
   const load = () => loadConfig({ file, env, overrides: args.overrides });

@@ -187,6 +187,7 @@ export class Raw {
   private waiters: { pred: Pred; resolve: (x: { seq: number; p: Packet }) => void }[] = [];
   private closeWaiters: (() => void)[] = [];
   private nextSubId = 60000;
+  private readonly counts = new Map<string, number>();
   isClosed = false;
   /** When the socket closed (ms since the epoch). */
   closedAt = 0;
@@ -248,6 +249,7 @@ export class Raw {
   }
 
   private onPacket(p: Packet): void {
+    this.counts.set(p.cmd, (this.counts.get(p.cmd) ?? 0) + 1);
     const item = { seq: ++this.seq, p };
     const i = this.waiters.findIndex((w) => w.pred(p));
     if (i >= 0) this.waiters.splice(i, 1)[0].resolve(item);
@@ -260,6 +262,20 @@ export class Raw {
 
   sendBytes(b: Buffer): void {
     this.socket.write(b);
+  }
+
+  /** How many packets of `cmd` arrived so far (taken or not). */
+  received(cmd: Packet["cmd"]): number {
+    return this.counts.get(cmd) ?? 0;
+  }
+
+  /** Stops reading the socket (the broker's writes to it back up), until resumeReading(). */
+  pauseReading(): void {
+    this.socket.pause();
+  }
+
+  resumeReading(): void {
+    this.socket.resume();
   }
 
   private async nextItem(pred: Pred, what: string, timeout: number): Promise<{ seq: number; p: Packet }> {

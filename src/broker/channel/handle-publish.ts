@@ -114,8 +114,8 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
   const n = ch.broker.publish(msg, true);
   const congested = ch.broker.congested;
   if (p.qos === 0) {
-    // Ingress back-pressure without an acknowledgement to hold (a congested link to another node,
-    // the one holder QoS 0 sets): this connection reads nothing more until it has caught up.
+    // Ingress back-pressure without an acknowledgement to hold (a subscriber's socket or a link to
+    // another node that does not keep up): this connection reads nothing more until it has caught up.
     return congested === null ? undefined : new Promise<void>((resume) => congested.holdAck(resume));
   }
   const rc = n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS;

@@ -17,12 +17,26 @@ import { PacketIdAllocator } from "./packet-ids.ts";
 export interface SessionEnv {
   hooks: BrokerHooks;
   metrics: Metrics;
-  /** Set by a session whose queue went over its high watermark during the current publish. */
+  /** Set by a session that became congested (see Session.held) during the current publish. */
   congested: AckHolder | null;
 }
 
-/** Most acknowledgements a congested session holds back before it lets them all go. */
+/** Most publishers a congested session holds back before it lets them all go. */
 const MAX_HELD = 10_000;
+/**
+ * Longest a congested session holds publishers back (checked by the 1 s sweep): a subscriber that
+ * stopped reading must not stall its publishers, and the other subscribers of their messages, for
+ * longer. After that it holds no one until it has caught up, and its full queue drops the oldest.
+ */
+export const HOLD_LIMIT_MS = 2000;
+
+/** Publishers a congested session holds back (what lets each go on), and since when. */
+class Held {
+  readonly releases: (() => void)[] = [];
+  constructor(readonly since: number) {}
+}
+/** `held` once a hold ran out: no new hold until the session has caught up. */
+const HOLDS_OFF = new Held(0);
 const NO_ENTRIES: readonly InflightEntry[] = [];
 
 export class Session implements SessionHandle, Subscriber {
@@ -65,11 +79,14 @@ export class Session implements SessionHandle, Subscriber {
   expiresAt = 0;
   mqueueDropped = 0;
   /**
-   * Ingress back-pressure: while this connected session's queue is over its high watermark, the
-   * acknowledgements of QoS 1/2 publishes routed to it are held (publishers with a bounded window
-   * slow down to its pace instead of overflowing its queue); released below the low watermark.
+   * Ingress back-pressure: while this connected session's queue is over its high watermark, or
+   * its socket does not take a QoS 0 message (over the connection's write watermark), the
+   * publishers of what is routed to it are held: the acknowledgements of QoS 1/2 publishes, the
+   * reading of a QoS 0 publisher's connection (handle-publish.ts). Publishers slow down to its pace
+   * instead of overflowing its queue. Released once the queue is at or below the low watermark
+   * and the socket takes messages again, or after HOLD_LIMIT_MS.
    */
-  private held: (() => void)[] | null = null;
+  private held: Held | null = null;
   private highWater: number;
   private lowWater: number;
   delivered = 0;
@@ -86,19 +103,26 @@ export class Session implements SessionHandle, Subscriber {
     this.lowWater = Math.floor(this.highWater / 2);
   }
 
-  /** Holds `release` until this session's queue drains (see `held`). */
+  /** Holds `release` until this session has caught up (see `held`). */
   holdAck(release: () => void): void {
-    if (this.held === null || this.held.length >= MAX_HELD) {
+    const h = this.held;
+    if (h === null || h === HOLDS_OFF || h.releases.length >= MAX_HELD) {
       release();
       return;
     }
-    this.held.push(release);
+    h.releases.push(release);
   }
 
-  private releaseHeld(): void {
+  /** Whether this session holds publishers back right now. */
+  get holding(): boolean {
+    return this.held !== null && this.held !== HOLDS_OFF;
+  }
+
+  /** Lets every held publisher go; `after` is what `held` becomes (null, or HOLDS_OFF). */
+  private releaseHeld(after: Held | null = null): void {
     const h = this.held;
-    this.held = null;
-    if (h !== null) for (const f of h) f();
+    this.held = after;
+    if (h !== null) for (const f of h.releases) f();
   }
 
   get clientId(): string {
@@ -158,8 +182,10 @@ export class Session implements SessionHandle, Subscriber {
     }
     if (qos === 0) {
       // A socket that does not keep up: QoS 0 waits in the (bounded) queue like QoS 1/2 and goes
-      // out when the socket drains, in order with what is already queued.
-      if (this.mqueue.length > 0 || !out.writable()) {
+      // out when the socket drains, in order with what is already queued; its publisher is held.
+      const writable = out.writable();
+      if (this.mqueue.length > 0 || !writable) {
+        if (!writable) this.congest();
         this.enqueue(d);
         return;
       }
@@ -177,15 +203,19 @@ export class Session implements SessionHandle, Subscriber {
       return;
     }
     this.enqueued++;
-    if (d.qos > 0 && this.outlet !== null && this.mqueue.length >= this.highWater) {
-      this.held ??= [];
-      this.env.congested = this;
-    }
+    if (d.qos > 0 && this.outlet !== null && this.mqueue.length >= this.highWater) this.congest();
     const dropped = this.mqueue.push(d);
     if (dropped !== undefined) {
       this.mqueueDropped++;
       this.drop(dropped.msg, "queue_full", M.deliveryDroppedQueueFull);
     }
+  }
+
+  /** The current publish meets a congested session: its publisher is held (see `held`). */
+  private congest(): void {
+    if (this.held === HOLDS_OFF) return;
+    this.held ??= new Held(now());
+    this.env.congested = this;
   }
 
   private sendInflight(d: Delivery, out: SessionOutlet): void {
@@ -226,7 +256,8 @@ export class Session implements SessionHandle, Subscriber {
       this.mqueue.shift();
       this.sendInflight(head, out);
     }
-    if (this.held !== null && this.mqueue.length <= this.lowWater) this.releaseHeld();
+    if (this.held !== null && this.mqueue.length <= (this.held === HOLDS_OFF ? 0 : this.lowWater) && out.writable())
+      this.releaseHeld();
   }
 
   /** PUBACK for an outgoing QoS 1 message; false when the id was unknown. */
@@ -285,9 +316,12 @@ export class Session implements SessionHandle, Subscriber {
 
   /**
    * Timer sweep: resends unacknowledged messages after retry_interval (3.x only: 5.0 resends only
-   * on reconnect [MQTT-4.4.0-1]) and forgets QoS 2 ids whose PUBREL never came (await_rel_timeout).
+   * on reconnect [MQTT-4.4.0-1]), forgets QoS 2 ids whose PUBREL never came (await_rel_timeout) and
+   * ends a hold of publishers older than HOLD_LIMIT_MS.
    */
   tick(now: number): void {
+    const h = this.held;
+    if (h !== null && h !== HOLDS_OFF && now - h.since >= HOLD_LIMIT_MS) this.releaseHeld(HOLDS_OFF);
     const out = this.outlet;
     if (out !== null && out.protoVer < 5 && (this.#inflight?.size ?? 0) > 0) {
       const due = now - this.zone.retryInterval;

@@ -4,8 +4,8 @@
 // node.drain_timeout) and exit 0; a second signal during the drain stops at once.
 
 import { ConfigError, loadConfig } from "../config/index.ts";
+import { applyGcTuning } from "../gc-tuning.ts";
 import { startNode } from "../main.ts";
-import { applyGcTuning } from "./gc-tuning.ts";
 
 const USAGE = `Usage: svc <command> [options]
 

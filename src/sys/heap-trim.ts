@@ -8,9 +8,9 @@
 // unmapped. It is a stop-the-world pause (about 0.1 s for 10,000 idle connections), so it waits
 // for quiet and runs at most once per MIN_SPACING.
 
-import { getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { getHeapStatistics } from "node:v8";
 import type { Logger } from "../telemetry/logger.ts";
+import { fullCollection } from "./gc.ts";
 
 export interface HeapTrimSettings {
   /** Growth of the committed heap (bytes) since the last trim that calls for one (and by half); 0 = off. */
@@ -29,22 +29,6 @@ const CHECK_INTERVAL = 500;
 export const QUIET_BYTES = 1024 * 1024;
 /** Least time between two trims. */
 export const MIN_SPACING = 60_000;
-
-type GcFunction = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
-
-let gcFunction: GcFunction | undefined;
-
-/**
- * V8's full memory-reducing collection (the one it runs itself under memory pressure). The `gc`
- * function is exposed to a fresh context only, so the node's own global scope stays as it was.
- */
-export function fullCollection(): void {
-  if (gcFunction === undefined) {
-    setFlagsFromString("--expose-gc");
-    gcFunction = runInNewContext("gc") as GcFunction;
-  }
-  gcFunction({ type: "major", execution: "sync", flavor: "last-resort" });
-}
 
 function readHeap(): HeapReading {
   const s = getHeapStatistics();

@@ -5,7 +5,8 @@
 
 import { getHeapStatistics } from "node:v8";
 import { describe, expect, it } from "vitest";
-import { fullCollection, type HeapReading, HeapTrim, MIN_SPACING, QUIET_BYTES } from "../../src/sys/heap-trim.ts";
+import { fullCollection } from "../../src/sys/gc.ts";
+import { type HeapReading, HeapTrim, MIN_SPACING, QUIET_BYTES } from "../../src/sys/heap-trim.ts";
 import { silentLogger } from "../../src/telemetry/logger.ts";
 import { connect, useNode } from "../conformance/helpers.ts";
 import { waitUntil } from "../helpers/wait.ts";

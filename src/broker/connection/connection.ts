@@ -14,6 +14,7 @@ import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
 import { readBegins, readDone } from "../clock.ts";
 import { M, type Metrics } from "../metrics.ts";
 import { connectProtocolLevel, FrameReader, MALFORMED, NEED_MORE, TOO_LARGE } from "./frame-reader.ts";
+import { bytesRead } from "./read-pacing.ts";
 
 /** Write buffer size above which QoS 0 deliveries are dropped rather than buffered. */
 const HIGH_WATERMARK = 4 * 1024 * 1024;
@@ -84,6 +85,7 @@ export class Connection implements ConnectionPort, StreamOwner {
 
   onData(chunk: Buffer): void {
     this.channel.bytesIn(chunk.length);
+    bytesRead(chunk.length);
     if (this.closing) return;
     this.reader.push(chunk);
     // One clock read for every packet of the chunk (clock.ts).

@@ -1,0 +1,70 @@
+// The broker process's GC settings (gc-tuning.ts), each case in a child process of its own (V8
+// flags are process-wide): a process churning short-lived 64 KB buffers, as socket reads of 16 KB
+// publishes do, runs full collections every few tens of MB by default and none once the settings
+// are applied; and once applied, every 8 MB read from MQTT connections runs a young collection.
+
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { YOUNG_COLLECTION_BYTES } from "../../src/gc-tuning.ts";
+
+const TUNING = JSON.stringify(fileURLToPath(new URL("../../src/gc-tuning.ts", import.meta.url)));
+const PACING = JSON.stringify(fileURLToPath(new URL("../../src/broker/connection/read-pacing.ts", import.meta.url)));
+
+/** Counts the collections of `kind` (a perf_hooks constant's name) seen, printed at the end. */
+const OBSERVE = (kind: string) => `
+const { PerformanceObserver, constants } = await import("node:perf_hooks");
+if (process.argv[1] === "tuned") (await import(${TUNING})).applyGcTuning();
+let seen = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (e.detail.kind === constants.${kind}) seen++;
+}).observe({ entryTypes: ["gc"] });
+`;
+const PRINT = `
+await new Promise((r) => setTimeout(r, 100));
+process.stdout.write(String(seen));
+`;
+
+/** Allocates 2 GB in 64 KB buffers, at most 64 alive at a time. */
+const CHURN = `${OBSERVE("NODE_PERFORMANCE_GC_MAJOR")}
+let alive = [];
+for (let i = 0; i < 32768; i++) {
+  alive.push(Buffer.allocUnsafeSlow(65536));
+  if (alive.length === 64) alive = [];
+  if (i % 512 === 0) await new Promise((r) => setImmediate(r));
+}
+${PRINT}`;
+
+/** Counts 80 MB read from connections (no allocation of its own). */
+const READS = `${OBSERVE("NODE_PERFORMANCE_GC_MINOR")}
+const { bytesRead } = await import(${PACING});
+for (let i = 0; i < 80; i++) bytesRead(1024 * 1024);
+${PRINT}`;
+
+function run(script: string, mode: "tuned" | "default"): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ["--experimental-transform-types", "--no-warnings", "--input-type=module", "-e", script, mode],
+      { timeout: 30_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(Number(stdout));
+      },
+    );
+  });
+}
+
+describe("GC tuning of the broker process", () => {
+  it("short-lived buffers force no full collection once applied (and several without)", async () => {
+    expect(await run(CHURN, "default")).toBeGreaterThanOrEqual(8);
+    expect(await run(CHURN, "tuned")).toBeLessThanOrEqual(1);
+  });
+
+  it(`runs a young collection every ${YOUNG_COLLECTION_BYTES / 1024 / 1024} MB read once applied (and none without)`, async () => {
+    expect(await run(READS, "default")).toBeLessThanOrEqual(1);
+    const tuned = await run(READS, "tuned");
+    expect(tuned).toBeGreaterThanOrEqual((80 * 1024 * 1024) / YOUNG_COLLECTION_BYTES);
+    expect(tuned).toBeLessThanOrEqual((80 * 1024 * 1024) / YOUNG_COLLECTION_BYTES + 2);
+  });
+});

@@ -7,8 +7,8 @@
 // a scavenge frees them, and scavenges come as the young generation fills with JS objects, which
 // large payloads hardly do. At 16 KB payloads a broker reads hundreds of MB per second: a full
 // collection every 100-150 ms, its concurrent marking a third of a core. A young collection every
-// YOUNG_COLLECTION_BYTES read from MQTT connections (broker/connection/read-pacing.ts) frees the
-// dead read buffers before they pile up.
+// YOUNG_COLLECTION_BYTES read from MQTT connections and inter-node links
+// (broker/connection/read-pacing.ts) frees the dead read buffers before they pile up.
 
 import { collectEvery } from "./broker/connection/read-pacing.ts";
 import { youngCollection } from "./sys/gc.ts";

@@ -10,14 +10,14 @@ let every = 0;
 let since = 0;
 let collect: (() => void) | null = null;
 
-/** Runs `fn` after every `bytes` read from MQTT connections (null: nothing runs). */
+/** Runs `fn` after every `bytes` read from MQTT connections and inter-node links (null: none). */
 export function collectEvery(bytes: number, fn: (() => void) | null): void {
   every = bytes;
   since = 0;
   collect = fn;
 }
 
-/** Counts `n` bytes read from a connection (Connection.onData). */
+/** Counts `n` bytes read from a socket (Connection.onData, the cluster link's connection). */
 export function bytesRead(n: number): void {
   if (collect === null) return;
   since += n;

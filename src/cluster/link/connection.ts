@@ -4,6 +4,7 @@
 // the frames after the handshake mean, and when to ping or give up are the owner's (NodeLink).
 
 import type { Socket } from "node:net";
+import { bytesRead } from "../../broker/connection/read-pacing.ts";
 import { LinkError, type LinkErrorCode } from "./errors.ts";
 import { FrameReader } from "./frame-reader.ts";
 import { newNonce, type ProofInput, proof, verifyProof } from "./handshake.ts";
@@ -147,6 +148,7 @@ export class Connection {
     if (this.step === "closed") return;
     this.lastRecv = Date.now();
     this.bytesIn += chunk.length;
+    bytesRead(chunk.length);
     try {
       this.reader.push(chunk, (frame) => this.onFrame(frame));
     } catch (err) {

@@ -1,6 +1,7 @@
 // The rule engine's queue against a busy broker (in process, no sockets): every turn of the event
-// loop evaluates all the events queued before it (a burst of publishes per turn, as busy sockets
-// bring, never overflows a queue that is drained by a fixed few hundred per turn), QoS 1/2
+// loop evaluates the events queued before it, within its time budget (a burst of publishes per
+// turn, as busy sockets bring, never overflows a queue that is drained by a fixed few hundred per
+// turn), QoS 1/2
 // publishes that find the queue over its high watermark have their acknowledgements held
 // (broker.congested) until it drained, and a publish that finds it full runs its oldest events
 // (a flood within one turn loses nothing).
@@ -61,11 +62,14 @@ describe("rule engine queue", () => {
     const { engine, publish, metrics } = await engineOn();
     // 20 turns of 1,500 publishes each: with a fixed 512 a turn, the queue (10,000) would be full
     // by the 8th turn and the rest would fail.
+    // A turn stops early only when its 10 ms budget runs out (a cold start on a slow machine): what
+    // it leaves is less than one burst, never a backlog growing turn after turn.
     for (let t = 0; t < 20; t++) {
       for (let i = 0; i < 1500; i++) publish(0);
       await turn();
-      expect(engine.backlog, `turn ${t}`).toBe(0);
+      expect(engine.backlog, `turn ${t}`).toBeLessThan(1500);
     }
+    while (engine.backlog > 0) await turn();
     expect(metrics()).toMatchObject({ matched: 30_000, passed: 30_000, failed: 0 });
   });
 

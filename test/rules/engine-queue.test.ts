@@ -1,10 +1,9 @@
 // The rule engine's queue against a busy broker (in process, no sockets): every turn of the event
 // loop evaluates the events queued before it, within its time budget (a burst of publishes per
 // turn, as busy sockets bring, never overflows a queue that is drained by a fixed few hundred per
-// turn), QoS 1/2
-// publishes that find the queue over its high watermark have their acknowledgements held
-// (broker.congested) until it drained, and a publish that finds it full runs its oldest events
-// (a flood within one turn loses nothing).
+// turn), QoS 1/2 publishes that find the queue over its high watermark have their acknowledgements
+// held (broker.congested) until it drained, and a publish that finds it full runs its oldest
+// events (a flood within one turn loses nothing).
 
 import { afterEach, describe, expect, it } from "vitest";
 import { Broker } from "../../src/broker/broker.ts";

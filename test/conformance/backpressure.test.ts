@@ -1,8 +1,9 @@
 // Ingress back-pressure from a subscriber that does not keep up (session.ts, `held`): a QoS 0
 // publisher's connection stops reading while the subscriber's socket takes nothing more, so a
 // subscriber that reads again gets every message; QoS 1 acknowledgements are held while its queue
-// is over its high watermark. A hold ends after HOLD_LIMIT_MS: a subscriber that stopped reading
-// for good stalls its publishers no longer, and its full queue drops the oldest instead.
+// is over its high watermark. A hold ends after HOLD_LIMIT_MS without anything sent: a subscriber
+// that stopped reading stalls its publishers no longer, and its full queue drops the oldest
+// instead; a slow subscriber that still takes messages holds on.
 
 import mqttPacket from "mqtt-packet";
 import { describe, expect, it } from "vitest";
@@ -81,6 +82,39 @@ describe("ingress back-pressure from a subscriber that does not keep up", () => 
     }
     await waitUntil(() => pub.received("puback") === n, "every publish acknowledged");
     expect(holding(id)).toBe(false);
+  });
+
+  it(`QoS 1: a slow subscriber that still takes messages holds its publisher past ${HOLD_LIMIT_MS} ms and loses nothing`, async () => {
+    const topic = `bp/${uid()}`;
+    const id = uid("s");
+    const { raw: sub } = await Raw.connect(node(), 4, { clientId: id });
+    await sub.subscribe(topic, 1);
+    const full0 = counter("delivery.dropped.queue_full");
+    const { raw: pub } = await Raw.connect(node(), 4);
+    // 50 publishes: the window (32) goes out, the queue holds 18 (over its high watermark of 10).
+    const n = 50;
+    for (let i = 1; i <= n; i++) pub.sendBytes(publishFrame(topic, 64, 1, i));
+    await waitUntil(() => holding(id), "the subscriber holds its publisher");
+    const heldAt = Date.now();
+    // One acknowledgement every 300 ms: the queue reaches its low watermark (5) after about 4 s.
+    let acked = 0;
+    const acker = setInterval(() => {
+      void sub.nextPublish(1000).then((p) => {
+        acked++;
+        sub.send({ cmd: "puback", messageId: p.messageId as number });
+      });
+    }, 300);
+    try {
+      await waitUntil(() => !holding(id), "the hold ends", 10_000);
+      const queued = node().broker.sessions.lookup(id)?.mqueue.length ?? -1;
+      expect(Date.now() - heldAt).toBeGreaterThan(HOLD_LIMIT_MS);
+      // Let go because the queue drained to its low watermark, not because time ran out.
+      expect(queued).toBeLessThanOrEqual(5);
+      expect(acked).toBeGreaterThan(0);
+    } finally {
+      clearInterval(acker);
+    }
+    expect(counter("delivery.dropped.queue_full") - full0).toBe(0);
   });
 
   for (const qos of [0, 1] as const) {

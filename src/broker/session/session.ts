@@ -24,19 +24,25 @@ export interface SessionEnv {
 /** Most publishers a congested session holds back before it lets them all go. */
 const MAX_HELD = 10_000;
 /**
- * Longest a congested session holds publishers back (checked by the 1 s sweep): a subscriber that
- * stopped reading must not stall its publishers, and the other subscribers of their messages, for
- * longer. After that it holds no one until it has caught up, and its full queue drops the oldest.
+ * Longest a congested session holds publishers back without sending its client anything (checked
+ * by the 1 s sweep): a subscriber that stopped reading must not stall its publishers, and the other
+ * subscribers of their messages, for longer. It then holds no one until it has caught up, and its
+ * full queue drops the oldest. A slow subscriber that still takes messages holds on (no loss).
  */
 export const HOLD_LIMIT_MS = 2000;
 
-/** Publishers a congested session holds back (what lets each go on), and since when. */
+/** Publishers a congested session holds back (what lets each go on), and its progress. */
 class Held {
   readonly releases: (() => void)[] = [];
-  constructor(readonly since: number) {}
+  constructor(
+    /** When the session last showed progress (the hold began, or it had sent more since). */
+    public since: number,
+    /** The session's `delivered` count then. */
+    public mark: number,
+  ) {}
 }
 /** `held` once a hold ran out: no new hold until the session has caught up. */
-const HOLDS_OFF = new Held(0);
+const HOLDS_OFF = new Held(0, 0);
 const NO_ENTRIES: readonly InflightEntry[] = [];
 
 export class Session implements SessionHandle, Subscriber {
@@ -84,7 +90,7 @@ export class Session implements SessionHandle, Subscriber {
    * publishers of what is routed to it are held: the acknowledgements of QoS 1/2 publishes, the
    * reading of a QoS 0 publisher's connection (handle-publish.ts). Publishers slow down to its pace
    * instead of overflowing its queue. Released once the queue is at or below the low watermark
-   * and the socket takes messages again, or after HOLD_LIMIT_MS.
+   * and the socket takes messages again, or after HOLD_LIMIT_MS without anything sent.
    */
   private held: Held | null = null;
   private highWater: number;
@@ -214,7 +220,7 @@ export class Session implements SessionHandle, Subscriber {
   /** The current publish meets a congested session: its publisher is held (see `held`). */
   private congest(): void {
     if (this.held === HOLDS_OFF) return;
-    this.held ??= new Held(now());
+    this.held ??= new Held(now(), this.delivered);
     this.env.congested = this;
   }
 
@@ -317,11 +323,17 @@ export class Session implements SessionHandle, Subscriber {
   /**
    * Timer sweep: resends unacknowledged messages after retry_interval (3.x only: 5.0 resends only
    * on reconnect [MQTT-4.4.0-1]), forgets QoS 2 ids whose PUBREL never came (await_rel_timeout) and
-   * ends a hold of publishers older than HOLD_LIMIT_MS.
+   * ends a hold of publishers that saw nothing sent for HOLD_LIMIT_MS.
    */
   tick(now: number): void {
     const h = this.held;
-    if (h !== null && h !== HOLDS_OFF && now - h.since >= HOLD_LIMIT_MS) this.releaseHeld(HOLDS_OFF);
+    if (h !== null && h !== HOLDS_OFF && now - h.since >= HOLD_LIMIT_MS) {
+      if (h.mark === this.delivered) this.releaseHeld(HOLDS_OFF);
+      else {
+        h.since = now;
+        h.mark = this.delivered;
+      }
+    }
     const out = this.outlet;
     if (out !== null && out.protoVer < 5 && (this.#inflight?.size ?? 0) > 0) {
       const due = now - this.zone.retryInterval;

@@ -16,7 +16,10 @@ import { M, type Metrics } from "../metrics.ts";
 import { connectProtocolLevel, FrameReader, MALFORMED, NEED_MORE, TOO_LARGE } from "./frame-reader.ts";
 import { bytesRead } from "./read-pacing.ts";
 
-/** Write buffer size above which QoS 0 deliveries are dropped rather than buffered. */
+/**
+ * Write buffer size above which the socket takes no more QoS 0 deliveries: they wait in the
+ * session's queue and their publishers are held (session.ts).
+ */
 const HIGH_WATERMARK = 4 * 1024 * 1024;
 
 export interface ConnectionDeps {

@@ -117,6 +117,21 @@ describe("ingress back-pressure from a subscriber that does not keep up", () => 
     expect(counter("delivery.dropped.queue_full") - full0).toBe(0);
   });
 
+  it("QoS 0: a held publisher is not timed out by its keepalive while the broker does not read it", async () => {
+    const topic = `bp/${uid()}`;
+    const { id } = await stalledSubscriber(topic, 0);
+    const read0 = counter("messages.qos0.received");
+    // Keepalive 1 s: without a packet read for 1.5 s, the broker would close it; the hold lasts 2 s.
+    const { raw: pub } = await Raw.connect(node(), 4, { keepalive: 1 });
+    const n = 600;
+    const frame = publishFrame(topic, 65_536, 0);
+    for (let i = 0; i < n; i++) pub.sendBytes(frame);
+    await waitUntil(() => holding(id), "the subscriber holds its publisher");
+    await waitUntil(() => !holding(id), "the hold ends", HOLD_LIMIT_MS + 3000);
+    await waitUntil(() => counter("messages.qos0.received") - read0 >= n, `all ${n} publishes read`, 10_000);
+    expect(pub.isClosed).toBe(false);
+  });
+
   for (const qos of [0, 1] as const) {
     it(`QoS ${qos}: a subscriber that stopped reading holds its publisher ${HOLD_LIMIT_MS} ms at most, then drops the oldest`, async () => {
       const topic = `bp/${uid()}`;

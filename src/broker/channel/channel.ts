@@ -143,6 +143,11 @@ export class Channel implements SessionOutlet {
     this.counters.sendPkt++;
   }
 
+  /** The connection reads again after holding its reading: the time nobody listened is not silence. */
+  readingResumed(): void {
+    this.lastRecv = now();
+  }
+
   handleIn(p: Packet): void | Promise<void> {
     this.lastRecv = now();
     this.counters.recvPkt++;
@@ -279,7 +284,12 @@ export class Channel implements SessionOutlet {
       return;
     }
     if (this.state !== "connected") return;
-    if (this.keepalive > 0 && now - this.lastRecv > this.keepalive * 1000 * this.zone.keepaliveBackoff * 2) {
+    // A client this side does not read (ingress back-pressure, a hook's answer) is not silent.
+    if (
+      this.keepalive > 0 &&
+      now - this.lastRecv > this.keepalive * 1000 * this.zone.keepaliveBackoff * 2 &&
+      !this.conn.readingHeld()
+    ) {
       this.kick(RC.KEEP_ALIVE_TIMEOUT, "keepalive_timeout");
       return;
     }

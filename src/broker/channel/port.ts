@@ -22,6 +22,11 @@ export interface ConnectionPort {
   sendBytes(bytes: Buffer): void;
   /** False while the socket's write buffer is over its high-water mark. */
   writable(): boolean;
+  /**
+   * True while this side stopped reading the socket: a hook's answer or a congested subscriber is
+   * awaited (the client may be sending; nobody listens).
+   */
+  readingHeld(): boolean;
   /** Flushes what was written and closes; `reason` is counted by the listener. */
   close(reason: string): void;
   /** Bytes written but not yet handed to the operating system (busy_port monitoring). */

@@ -176,6 +176,7 @@ export class Connection implements ConnectionPort, StreamOwner {
 
   private resume(): void {
     this.busy = false;
+    this.channel.readingResumed();
     while (this.backlog !== null && this.backlog.length > 0 && !this.busy && !this.closing) {
       const p = this.backlog.shift() as Packet;
       this.feed(p);
@@ -223,6 +224,10 @@ export class Connection implements ConnectionPort, StreamOwner {
 
   writable(): boolean {
     return this.stream.writableLength < HIGH_WATERMARK;
+  }
+
+  readingHeld(): boolean {
+    return this.busy;
   }
 
   bufferedBytes(): number {

@@ -188,10 +188,8 @@ export class Session implements SessionHandle, Subscriber {
     }
     if (qos === 0) {
       // A socket that does not keep up: QoS 0 waits in the (bounded) queue like QoS 1/2 and goes
-      // out when the socket drains, in order with what is already queued; its publisher is held.
-      const writable = out.writable();
-      if (this.mqueue.length > 0 || !writable) {
-        if (!writable) this.congest();
+      // out when the socket drains, in order with what is already queued.
+      if (this.mqueue.length > 0 || !out.writable()) {
         this.enqueue(d);
         return;
       }
@@ -204,12 +202,15 @@ export class Session implements SessionHandle, Subscriber {
   }
 
   private enqueue(d: Delivery): void {
+    // A connected session whose socket takes no more QoS 0, or whose queue is over its high
+    // watermark, holds the publisher of this delivery (see `held`).
+    const out = this.outlet;
+    if (out !== null && (d.qos === 0 ? !out.writable() : this.mqueue.length >= this.highWater)) this.congest();
     if (d.qos === 0 && !this.zone.mqueueStoreQos0) {
       this.drop(d.msg, "qos0_msg", M.deliveryDroppedQos0);
       return;
     }
     this.enqueued++;
-    if (d.qos > 0 && this.outlet !== null && this.mqueue.length >= this.highWater) this.congest();
     const dropped = this.mqueue.push(d);
     if (dropped !== undefined) {
       this.mqueueDropped++;
@@ -217,7 +218,7 @@ export class Session implements SessionHandle, Subscriber {
     }
   }
 
-  /** The current publish meets a congested session: its publisher is held (see `held`). */
+  /** The current publish made this session congested: its publisher is held (see `held`). */
   private congest(): void {
     if (this.held === HOLDS_OFF) return;
     this.held ??= new Held(now(), this.delivered);
@@ -262,8 +263,15 @@ export class Session implements SessionHandle, Subscriber {
       this.mqueue.shift();
       this.sendInflight(head, out);
     }
-    if (this.held !== null && this.mqueue.length <= (this.held === HOLDS_OFF ? 0 : this.lowWater) && out.writable())
-      this.releaseHeld();
+    if (this.held !== null && this.caughtUp(out)) this.releaseHeld();
+  }
+
+  /**
+   * Whether held publishers may go on: the queue at its low watermark (empty once a hold ran out)
+   * and the socket taking messages again.
+   */
+  private caughtUp(out: SessionOutlet): boolean {
+    return this.mqueue.length <= (this.held === HOLDS_OFF ? 0 : this.lowWater) && out.writable();
   }
 
   /** PUBACK for an outgoing QoS 1 message; false when the id was unknown. */

@@ -57,8 +57,23 @@ export interface TracingPort {
   /** The message to send to `node`, its headers carrying a forward span's context. */
   forward(msg: Message, node: string): Message;
   /**
-   * One delivery of `msg` (a deliver span when traced): the `traceparent`/`tracestate` its PUBLISH
-   * carries when `carrier` (a 5.0 subscriber) and the message is traced, null otherwise.
+   * One delivery of `msg` (a deliver span when traced): the trace context its PUBLISH carries (as
+   * `traceparent`/`tracestate` user properties) when `carrier` (a 5.0 subscriber) and the message
+   * is traced, null otherwise.
    */
-  deliver(msg: Message, client: ClientInfo, qos: QoS, carrier: boolean): Record<string, string> | null;
+  deliver(msg: Message, client: ClientInfo, qos: QoS, carrier: boolean): DeliveryTrace | null;
+}
+
+/**
+ * The W3C trace context of one traced delivery, as the fields of a version 00 `traceparent` (so
+ * that a delivery's PUBLISH bytes are patched with its span id, not serialized again) and the
+ * `tracestate` when there is one.
+ */
+export interface DeliveryTrace {
+  /** 32 lowercase hex digits. */
+  readonly traceId: string;
+  /** 16 lowercase hex digits. */
+  readonly spanId: string;
+  readonly traceFlags: number;
+  readonly tracestate: string | undefined;
 }

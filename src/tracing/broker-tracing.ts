@@ -16,7 +16,7 @@
 
 import type { SpanContext } from "@opentelemetry/api";
 import type { Broker } from "../broker/broker.ts";
-import { type TracingPort, UNTRACED } from "../broker/ports.ts";
+import { type DeliveryTrace, type TracingPort, UNTRACED } from "../broker/ports.ts";
 import type { ClientInfo, Message, QoS } from "../broker/types.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
 import {
@@ -40,8 +40,10 @@ type Attrs = Record<string, string | number | boolean>;
 interface DeliverState {
   /** Deliver spans made so far. */
   n: number;
-  carrier: TraceCarrier;
+  /** The deliver spans' parent (the publish or dispatch span); undefined: the carrier is invalid. */
   parent: SpanContext | undefined;
+  /** The parent's trace state, serialized once; undefined when there is none. */
+  tracestate: string | undefined;
   name: string;
   /**
    * The deliver spans' shared attributes: the operation's, then the message's (messageAttrs, one
@@ -77,6 +79,11 @@ class TracedHeaders {
   static stateOf(h: object | undefined): DeliverState | undefined {
     return h !== undefined && #state in h ? (h as TracedHeaders).#state : undefined;
   }
+}
+
+/** What a delivery's PUBLISH carries: the context of span `sc`, under the message's trace state. */
+function traceOf(st: DeliverState, sc: SpanContext): DeliveryTrace {
+  return { traceId: sc.traceId, spanId: sc.spanId, traceFlags: sc.traceFlags, tracestate: st.tracestate };
 }
 
 /** Headers `h` carry `c` from now on (a tracestate `c` has not is removed). */
@@ -162,14 +169,16 @@ export class BrokerTracing implements TracingPort {
     };
   }
 
-  /** The deliver spans' state of a traced message under `parent` (the context `carrier` holds). */
-  private deliverState(
-    msg: Message,
-    message: Attrs,
-    carrier: TraceCarrier,
-    parent: SpanContext | undefined,
-  ): DeliverState {
-    return { n: 0, carrier, parent, name: `deliver ${msg.topic}`, shared: [this.ops.deliver, message] };
+  /** The deliver spans' state of a traced message under `parent`. */
+  private deliverState(msg: Message, message: Attrs, parent: SpanContext | undefined): DeliverState {
+    const ts = parent?.traceState?.serialize();
+    return {
+      n: 0,
+      parent,
+      tracestate: ts === "" ? undefined : ts,
+      name: `deliver ${msg.topic}`,
+      shared: [this.ops.deliver, message],
+    };
   }
 
   publish(msg: Message, route: (msg: Message) => number, received: boolean): number {
@@ -209,7 +218,7 @@ export class BrokerTracing implements TracingPort {
     const sc = span.spanContext();
     const carrier = this.t.carrierOfContext(sc);
     // The deliveries' parent is this span (known here: no traceparent to parse per message).
-    const st = this.deliverState(msg, message, carrier, sc);
+    const st = this.deliverState(msg, message, sc);
     st.group = this.t.openGroup(st.name, sc, "producer", st.shared);
     msg.headers = new TracedHeaders(msg.headers, carrier, st);
     try {
@@ -247,7 +256,7 @@ export class BrokerTracing implements TracingPort {
     return this.deliverInside(span, msg, this.ops.dispatch, run, true);
   }
 
-  deliver(msg: Message, client: ClientInfo, qos: QoS, carrier: boolean): Record<string, string> | null {
+  deliver(msg: Message, client: ClientInfo, qos: QoS, carrier: boolean): DeliveryTrace | null {
     const h = msg.headers;
     if (h === undefined) return null;
     let st = TracedHeaders.stateOf(h);
@@ -256,12 +265,14 @@ export class BrokerTracing implements TracingPort {
       // message's headers): its parent parsed, the deliver span name and common attributes.
       const c = carrierOfHeaders(h);
       if (c === undefined) return null;
-      st = this.deliverState(msg, this.messageAttrs(msg), c, this.t.contextOf(c));
+      st = this.deliverState(msg, this.messageAttrs(msg), this.t.contextOf(c));
       msg.headers = new TracedHeaders(h, undefined, st);
     }
-    // Beyond the per-message cap (or under an invalid parent), the subscriber continues the trace
-    // from the publish span.
-    if (st.n >= this.t.maxDeliverSpans || st.parent === undefined) return carrier ? { ...st.carrier } : null;
+    // Under an invalid parent nothing is traced: the message goes as it came.
+    const parent = st.parent;
+    if (parent === undefined) return null;
+    // Beyond the per-message cap, the subscriber continues the trace from the publish span.
+    if (st.n >= this.t.maxDeliverSpans) return carrier ? traceOf(st, parent) : null;
     st.n++;
     // The message's attributes are shared by its deliver spans; each adds the subscriber's.
     const own = this.subscriberAttrs(client, qos);
@@ -269,19 +280,16 @@ export class BrokerTracing implements TracingPort {
     let sc: SpanContext | undefined;
     if (g !== undefined) {
       const id = g.add(own);
-      if (qos === 0 && !carrier) return null;
+      if (qos === 0)
+        return carrier ? { traceId: parent.traceId, spanId: id, traceFlags: 1, tracestate: st.tracestate } : null;
       sc = g.contextOf(id);
     } else {
-      sc = this.t.recordChild(st.name, st.parent, "producer", st.shared, own);
-      if (sc === undefined) return carrier ? { ...st.carrier } : null;
+      sc = this.t.recordChild(st.name, parent, "producer", st.shared, own);
+      if (sc === undefined) return carrier ? traceOf(st, parent) : null;
     }
     // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
     if (qos > 0) (st.acks ??= new Map()).set(client.clientId, { parent: sc, qos });
-    if (!carrier) return null;
-    const c = this.t.carrierOfContext(sc);
-    return c.tracestate === undefined
-      ? { traceparent: c.traceparent }
-      : { traceparent: c.traceparent, tracestate: c.tracestate };
+    return carrier ? traceOf(st, sc) : null;
   }
 
   /** PUBACK (QoS 1) or PUBCOMP (QoS 2) of a traced delivery: an `ack` span under its deliver span. */

@@ -32,7 +32,7 @@ const report = { warn: (m) => console.error(m), error: (e) => console.error(e) }
 const sdk = async (ratio) =>
   startTracingSdk(
     "bench@127.0.0.1",
-    { maxDeliverSpans: 10, samplingRun: 16 },
+    { maxDeliverSpans: 10, samplingRun: 64 },
     {
       spanProcessors: [new EncodingSpanProcessor(dropping, {}, report)],
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),

@@ -178,11 +178,11 @@ export const SCHEMA = {
   },
   "telemetry.sampling_run": {
     type: "integer",
-    default: "16",
+    default: "64",
     min: 1,
     max: 1024,
     description:
-      "Publishes without a traceparent sampled in a row once one is, while they come within 1 ms of the first (each is still sampled with the sampler's ratio); 1: each drawn on its own.",
+      "Publishes without a traceparent sampled in a row once one is, while they come within 10 ms of the first (each is still sampled with the sampler's ratio); 1: each drawn on its own.",
   },
 
   // ---- access control --------------------------------------------------------------------------

@@ -47,10 +47,9 @@ describe("RootSampling", () => {
   });
 
   it("a run ends RUN_WINDOW_MS after its first root, and the gap after it keeps the ratio", () => {
-    // Roots 0.3 ms apart: a run takes the roots at +0, +0.3, +0.6 and +0.9 ms, never a fifth (a
-    // gap of 0, probability 1.3% here, joins two runs).
-    expect(RUN_WINDOW_MS).toBe(1);
-    const r = draw(0.05, 16, 400_000, 0.3);
+    // Roots 0.3 windows apart: a run takes the roots at +0, +0.3, +0.6 and +0.9 windows, never a
+    // fifth (a gap of 0, probability 1.3% here, joins two runs).
+    const r = draw(0.05, 16, 400_000, RUN_WINDOW_MS * 0.3);
     expect(r.runs.every((l) => l % 4 === 0)).toBe(true);
     expect(r.runs.filter((l) => l === 4).length / r.runs.length).toBeGreaterThan(0.95);
     expect(r.share).toBeGreaterThan(0.045);
@@ -58,9 +57,9 @@ describe("RootSampling", () => {
   });
 
   it("roots further apart than the window are drawn alone, as independent draws", () => {
-    // 1 root every 2 ms at 10%: runs of 1, geometric gaps of mean 9 (as many below 6 as above:
-    // P(gap < 6) = 1 - 0.9^6 = 0.47).
-    const r = draw(0.1, 16, 200_000, 2);
+    // 1 root every 2 windows at 10%: runs of 1, geometric gaps of mean 9 (as many below 6 as
+    // above: P(gap < 6) = 1 - 0.9^6 = 0.47).
+    const r = draw(0.1, 16, 200_000, RUN_WINDOW_MS * 2);
     expect(r.runs.filter((l) => l === 1).length / r.runs.length).toBeGreaterThan(0.85);
     expect(r.share).toBeGreaterThan(0.095);
     expect(r.share).toBeLessThan(0.105);

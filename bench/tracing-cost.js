@@ -7,7 +7,11 @@
 // ratios to off (goals: 1% within 5%). Without sockets a publish costs a fraction of what it costs
 // a broker serving clients, so this is tracing's cost at its largest; bench/overhead.js measures it
 // end to end (svc against svc-trace1).
-// Usage: npm run build && node bench/tracing-cost.js [--seconds 4]
+// With --rate N the publishes come at N/s (a few every millisecond, the process idle in between, as
+// a broker's is between socket reads) instead of as fast as they can: the ratios are then of CPU
+// per publish, the cost at that load, where sampled messages find the traced path colder than when
+// publishes flood (rounds of a second or more: --seconds defaults to 48 then).
+// Usage: npm run build && node bench/tracing-cost.js [--seconds 4] [--rate 20000]
 
 import { ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base";
 import { makeMessage } from "../dist/broker/types.js";
@@ -16,7 +20,11 @@ import { BrokerTracing } from "../dist/tracing/broker-tracing.js";
 import { startTracingSdk } from "../dist/tracing-sdk.js";
 import { benchBroker, secondsArg } from "./in-process.js";
 
-const seconds = secondsArg(4);
+const rateAt = process.argv.indexOf("--rate");
+/** Publishes per second offered (0: as fast as they go). */
+const rate = rateAt < 0 ? 0 : Number(process.argv[rateAt + 1]);
+if (!(Number.isFinite(rate) && rate >= 0)) throw new Error("--rate: publishes per second");
+const seconds = secondsArg(rate > 0 ? 48 : 4);
 const { broker } = benchBroker({ protoVer: 5 });
 const payload = Buffer.alloc(64, 120);
 
@@ -54,23 +62,29 @@ function use(mode) {
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
+const sleep = () => new Promise((r) => setTimeout(r, 1));
 
 /**
  * Publishes for `ms`, letting the event loop run after every 500 publishes as a broker's loop runs
  * between socket reads: the span processor's batches are then encoded inside the measured time.
+ * With --rate, as many publishes as the rate owes every millisecond, the loop idle in between.
+ * Answers publishes/s and CPU microseconds per publish.
  */
 async function run(ms) {
   const start = performance.now();
   const until = start + ms;
+  const cpu = process.cpuUsage();
   let n = 0;
   while (performance.now() < until) {
-    for (let i = 0; i < 500; i++) {
+    const due = rate > 0 ? Math.round(((performance.now() - start) * rate) / 1000) - n : 500;
+    for (let i = 0; i < due; i++) {
       broker.publish(makeMessage({ from: "p", topic: "bench/a/t", payload, qos: 0, retain: false }), true);
     }
-    n += 500;
-    await tick();
+    n += due;
+    await (rate > 0 ? sleep() : tick());
   }
-  return (n / (performance.now() - start)) * 1000;
+  const used = process.cpuUsage(cpu);
+  return { perS: (n / (performance.now() - start)) * 1000, cpuUs: (used.user + used.system) / n };
 }
 
 for (const m of Object.keys(modes)) {
@@ -78,18 +92,21 @@ for (const m of Object.keys(modes)) {
   await run(300); // warm up
 }
 // Many short rounds (off, 1%, 100% in turn): the machine's speed drifts, and each round's ratios
-// to its own `off` cancel the drift; the figures are the medians over the rounds.
+// to its own `off` cancel the drift; the figures are the medians over the rounds. A ratio is of
+// publishes/s (flooding) or of CPU per publish (--rate), off over the mode: 1.000 = no cost.
 const ROUNDS = 16;
-const rates = { off: [], sampled_1pct: [], sampled_100pct: [] };
+const results = { off: [], sampled_1pct: [], sampled_100pct: [] };
 const ratios = { sampled_1pct: [], sampled_100pct: [] };
 for (let r = 0; r < ROUNDS; r++) {
   const round = {};
   for (const m of Object.keys(modes)) {
     use(m);
     round[m] = await run((seconds * 1000) / (ROUNDS * 3));
-    rates[m].push(round[m]);
+    results[m].push(round[m]);
   }
-  for (const m of Object.keys(ratios)) ratios[m].push(round[m] / round.off);
+  for (const m of Object.keys(ratios)) {
+    ratios[m].push(rate > 0 ? round.off.cpuUs / round[m].cpuUs : round[m].perS / round.off.perS);
+  }
 }
 use("off");
 await sdk1.shutdown();
@@ -98,14 +115,19 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
 };
-const rate = (m) => median(rates[m]);
+const perS = (m) => Math.round(median(results[m].map((x) => x.perS)));
+const cpuUs = (m) => Number(median(results[m].map((x) => x.cpuUs)).toFixed(2));
 const ratio = (m) => Number(median(ratios[m]).toFixed(3));
 console.log(
   JSON.stringify({
     bench: "tracing-cost",
-    publishes_per_s_off: Math.round(rate("off")),
-    publishes_per_s_1pct: Math.round(rate("sampled_1pct")),
-    publishes_per_s_100pct: Math.round(rate("sampled_100pct")),
+    rate: rate > 0 ? rate : "flood",
+    publishes_per_s_off: perS("off"),
+    publishes_per_s_1pct: perS("sampled_1pct"),
+    publishes_per_s_100pct: perS("sampled_100pct"),
+    cpu_us_per_publish_off: cpuUs("off"),
+    cpu_us_per_publish_1pct: cpuUs("sampled_1pct"),
+    cpu_us_per_publish_100pct: cpuUs("sampled_100pct"),
     ratio_1pct: ratio("sampled_1pct"),
     ratio_100pct: ratio("sampled_100pct"),
     ratio_1pct_range: [Math.min(...ratios.sampled_1pct), Math.max(...ratios.sampled_1pct)].map((x) =>
@@ -114,5 +136,5 @@ console.log(
   }),
 );
 console.log(
-  `tracing cost (10 deliveries per publish, 5.0 subscribers): 1% sampled ${((1 - ratio("sampled_1pct")) * 100).toFixed(1)}%, 100% sampled ${((1 - ratio("sampled_100pct")) * 100).toFixed(1)}% below off`,
+  `tracing cost (10 deliveries per publish, 5.0 subscribers, ${rate > 0 ? `${rate} publishes/s: CPU per publish` : "flooding: publishes/s"}): 1% sampled ${((1 - ratio("sampled_1pct")) * 100).toFixed(1)}%, 100% sampled ${((1 - ratio("sampled_100pct")) * 100).toFixed(1)}%`,
 );

@@ -18,11 +18,13 @@
 //     saturated, and its CPU per publish is its cost at that load (with --together, the most precise
 //     figure here: the same load at the same time, none of the feedback of brokers at their limit).
 //   - before a set's windows, --warmup seconds of the same flow against every broker at once, not
-//     counted (what a fresh process pays once is not a cost per publish);
+//     counted (what a fresh process pays once is not a cost per publish): 30 by default, since V8
+//     keeps optimizing a path that runs for 1% of the messages for tens of seconds (a sampled
+//     message's cost, in process at 20,000 publishes/s: 71 us the first 10 s, 37 us after 50 s);
 // A run with a loss or a duplicate is a failure, not a figure.
 // Usage: npm run build && node bench/overhead.js [--variants svc-rules10,svc-trace1]
 //          [--only fan-in,fan-out,pairs] [--qos 0] [--payloads 64,16384] [--sets 3] [--windows 6]
-//          [--duration 2] [--warmup 3] [--together] [--rate N] [--out FILE]
+//          [--duration 2] [--warmup 30] [--together] [--rate N] [--out FILE]
 
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -48,7 +50,7 @@ const payloads = opt("payloads", "").split(",").filter(Boolean).map(Number);
 const sets = Number(opt("sets", "3"));
 const windows = Number(opt("windows", "6"));
 const durationMs = Number(opt("duration", "2")) * 1000;
-const warmupMs = Number(opt("warmup", "3")) * 1000;
+const warmupMs = Number(opt("warmup", "30")) * 1000;
 const out = opt("out", join(HERE, "results", "overhead.jsonl"));
 const together = argv.includes("--together");
 // Publishes/s offered to each broker (0: the publishers flood).

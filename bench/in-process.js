@@ -1,5 +1,5 @@
-// The in-process core the micro-benchmarks measure: a broker with ten connected subscribers (half
-// on `bench/+/t`, half on `bench/a/t`), each a real channel and session over a connection port that
+// The in-process core the micro-benchmarks measure: a broker with ten connected subscribers (or
+// as many as asked; half on `bench/+/t`, half on `bench/a/t`), each a real channel and session over a connection port that
 // drops the bytes, so a publish runs the whole core (hooks, routing, delivery, PUBLISH bytes)
 // without a socket. Used by metrics-cost.js, rules-cost.js and tracing-cost.js.
 
@@ -16,8 +16,8 @@ export function secondsArg(dflt) {
   return Number.isFinite(n) && n > 0 ? n : dflt;
 }
 
-/** A broker with ten subscribed channels speaking `protoVer`; returns it with its zone and logger. */
-export function benchBroker({ protoVer = 4 } = {}) {
+/** A broker with `subscribers` subscribed channels speaking `protoVer`; returns it with its zone and logger. */
+export function benchBroker({ protoVer = 4, subscribers = 10 } = {}) {
   const zone = { ...DEFAULT_ZONE };
   const logger = silentLogger();
   const broker = new Broker(
@@ -32,6 +32,7 @@ export function benchBroker({ protoVer = 4 } = {}) {
     sendBytes() {},
     writable: () => true,
     bufferedBytes: () => 0,
+    readingHeld: () => false,
     close() {},
   };
   const info = {
@@ -43,7 +44,7 @@ export function benchBroker({ protoVer = 4 } = {}) {
     sockHost: "127.0.0.1",
     sockPort: 1883,
   };
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < subscribers; i++) {
     const ch = new Channel(port, info, broker, zone);
     ch.client.clientId = `s${i}`;
     ch.client.protoVer = protoVer;

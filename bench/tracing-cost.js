@@ -11,7 +11,8 @@
 // a broker's is between socket reads) instead of as fast as they can: the ratios are then of CPU
 // per publish, the cost at that load, where sampled messages find the traced path colder than when
 // publishes flood (rounds of a second or more: --seconds defaults to 48 then).
-// Usage: npm run build && node bench/tracing-cost.js [--seconds 4] [--rate 20000]
+// --subscribers N: N subscribers to every publish instead of ten (1: the fan-in shape).
+// Usage: npm run build && node bench/tracing-cost.js [--seconds 4] [--rate 20000] [--subscribers 10]
 
 import { ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base";
 import { makeMessage } from "../dist/broker/types.js";
@@ -25,7 +26,10 @@ const rateAt = process.argv.indexOf("--rate");
 const rate = rateAt < 0 ? 0 : Number(process.argv[rateAt + 1]);
 if (!(Number.isFinite(rate) && rate >= 0)) throw new Error("--rate: publishes per second");
 const seconds = secondsArg(rate > 0 ? 48 : 4);
-const { broker } = benchBroker({ protoVer: 5 });
+const subsAt = process.argv.indexOf("--subscribers");
+const subscribers = subsAt < 0 ? 10 : Number(process.argv[subsAt + 1]);
+if (!(Number.isInteger(subscribers) && subscribers >= 1)) throw new Error("--subscribers: at least 1");
+const { broker } = benchBroker({ protoVer: 5, subscribers });
 const payload = Buffer.alloc(64, 120);
 
 /**
@@ -136,5 +140,5 @@ console.log(
   }),
 );
 console.log(
-  `tracing cost (10 deliveries per publish, 5.0 subscribers, ${rate > 0 ? `${rate} publishes/s: CPU per publish` : "flooding: publishes/s"}): 1% sampled ${((1 - ratio("sampled_1pct")) * 100).toFixed(1)}%, 100% sampled ${((1 - ratio("sampled_100pct")) * 100).toFixed(1)}%`,
+  `tracing cost (${subscribers} deliveries per publish, 5.0 subscribers, ${rate > 0 ? `${rate} publishes/s: CPU per publish` : "flooding: publishes/s"}): 1% sampled ${((1 - ratio("sampled_1pct")) * 100).toFixed(1)}%, 100% sampled ${((1 - ratio("sampled_100pct")) * 100).toFixed(1)}%`,
 );

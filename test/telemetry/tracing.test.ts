@@ -237,6 +237,36 @@ describe("tracing on", () => {
     expect(got.filter((u) => String(u.traceparent).split("-")[2] === p.spanContext().spanId)).toHaveLength(2);
   });
 
+  it("traced QoS 1 messages to three subscribers: each delivery its own traceparent and packet id, bytes intact", async () => {
+    const subs = await Promise.all([1, 2, 3].map((i) => connect(`q1fan-${i}`)));
+    const got: { sub: number; payload: string; tp: string }[] = [];
+    for (const [i, s] of subs.entries()) {
+      await s.subscribeAsync("q1fan/x", { qos: 1 });
+      s.on("message", (_t, payload, packet) =>
+        got.push({ sub: i, payload: String(payload), tp: String(packet.properties?.userProperties?.traceparent) }),
+      );
+    }
+    const pub = await connect("q1fan-pub");
+    // The first delivery's bytes are the template the later ones copy: they must reach their
+    // subscriber as they were built, with the others' span ids and packet ids written elsewhere.
+    await pub.publishAsync("q1fan/x", "one", { qos: 1 });
+    await pub.publishAsync("q1fan/x", "two", { qos: 1 });
+    await until(() => got.length === 6, "deliveries");
+    await until(() => named("publish q1fan/x").length === 2, "publish spans");
+    for (const i of [0, 1, 2]) expect(got.filter((g) => g.sub === i).map((g) => g.payload)).toEqual(["one", "two"]);
+    for (const [n, payload] of ["one", "two"].entries()) {
+      const p = named("publish q1fan/x")[n];
+      const trace = p.spanContext().traceId;
+      const ds = named("deliver q1fan/x").filter((d) => d.spanContext().traceId === trace);
+      expect(ds).toHaveLength(2);
+      // Two deliver spans' ids and, beyond the cap of 2, the publish span's.
+      const tps = got.filter((g) => g.payload === payload).map((g) => g.tp);
+      expect(new Set(tps)).toEqual(
+        new Set([...ds.map((d) => d.spanContext().spanId), p.spanContext().spanId].map((id) => `00-${trace}-${id}-01`)),
+      );
+    }
+  });
+
   it("a traced retained message: later subscribers get deliver spans under its publish span, within the cap", async () => {
     const pub = await connect("ret-pub");
     await pub.publishAsync("tr-ret/x", "kept", { qos: 1, retain: true });

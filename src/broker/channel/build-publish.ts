@@ -97,9 +97,9 @@ const TP_BYTES = Buffer.from(TP_PLACEHOLDER, "latin1");
 
 /**
  * Traced 5.0 PUBLISH bytes per message and shape, with a traceparent user property (always 55
- * characters) at `at`: the message's trace id is written into them once (`traceId`), and each
+ * characters) at `at`: the first delivery's, the message's trace id written into them. Each later
  * delivery copies them and writes its span id and flags (and packet id) in place instead of
- * serializing again or formatting a traceparent.
+ * serializing again or formatting a traceparent; bytes handed to a socket are only read again.
  */
 const TRACED = Symbol("traced-publish-bytes");
 type TracedTemplate = { bytes: Buffer; at: number; traceId: string };
@@ -118,27 +118,28 @@ function tracedBytes(
   const slot = d.qos * 2 + (retain ? 1 : 0);
   const cache = ((msg as TracedCached)[TRACED] ??= []);
   let tpl = cache[slot];
+  let out: Buffer;
   if (tpl === undefined) {
-    const bytes = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain, { traceparent: TP_PLACEHOLDER });
+    out = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain, { traceparent: TP_PLACEHOLDER });
     // The properties follow the topic (and packet id); the placeholder is the last user property.
-    tpl = { bytes, at: bytes.indexOf(TP_BYTES, afterTopic(bytes)), traceId: "" };
+    tpl = { bytes: out, at: out.indexOf(TP_BYTES, afterTopic(out)), traceId: trace.traceId };
     cache[slot] = tpl;
+    if (tpl.at < 0) return null;
+    writeAscii(out, tpl.at + TP_TRACE_AT, trace.traceId);
+  } else {
+    if (tpl.at < 0) return null;
+    out = Buffer.allocUnsafe(tpl.bytes.length);
+    out.set(tpl.bytes);
+    // A message's deliveries share its trace id.
+    if (trace.traceId !== tpl.traceId) writeAscii(out, tpl.at + TP_TRACE_AT, trace.traceId);
   }
   const at = tpl.at;
-  if (at < 0) return null;
-  // A message's deliveries share its trace id: written into the template at the first.
-  if (trace.traceId !== tpl.traceId) {
-    writeAscii(tpl.bytes, at + TP_TRACE_AT, trace.traceId);
-    tpl.traceId = trace.traceId;
-  }
-  const out = Buffer.allocUnsafe(tpl.bytes.length);
-  out.set(tpl.bytes);
   writeAscii(out, at + TP_SPAN_AT, trace.spanId);
   out[at + TP_FLAGS_AT] = HEX.charCodeAt((trace.traceFlags >> 4) & 15);
   out[at + TP_FLAGS_AT + 1] = HEX.charCodeAt(trace.traceFlags & 15);
   if (d.qos > 0) {
     out.writeUInt16BE(pid, afterTopic(out));
-    if (dup) out[0] |= 0x08;
+    out[0] = dup ? out[0] | 0x08 : out[0] & ~0x08;
   }
   return out;
 }

@@ -81,9 +81,9 @@ class TracedHeaders {
   }
 }
 
-/** What a delivery's PUBLISH carries: the context of span `sc`, under the message's trace state. */
-function traceOf(st: DeliverState, sc: SpanContext): DeliveryTrace {
-  return { traceId: sc.traceId, spanId: sc.spanId, traceFlags: sc.traceFlags, tracestate: st.tracestate };
+/** What a delivery's PUBLISH carries: span `spanId` of trace `traceId`, under the message's trace state. */
+function traceOf(st: DeliverState, traceId: string, spanId: string, traceFlags: number): DeliveryTrace {
+  return { traceId, spanId, traceFlags, tracestate: st.tracestate };
 }
 
 /** Headers `h` carry `c` from now on (a tracestate `c` has not is removed). */
@@ -272,7 +272,8 @@ export class BrokerTracing implements TracingPort {
     const parent = st.parent;
     if (parent === undefined) return null;
     // Beyond the per-message cap, the subscriber continues the trace from the publish span.
-    if (st.n >= this.t.maxDeliverSpans) return carrier ? traceOf(st, parent) : null;
+    if (st.n >= this.t.maxDeliverSpans)
+      return carrier ? traceOf(st, parent.traceId, parent.spanId, parent.traceFlags) : null;
     st.n++;
     // The message's attributes are shared by its deliver spans; each adds the subscriber's.
     const own = this.subscriberAttrs(client, qos);
@@ -280,16 +281,15 @@ export class BrokerTracing implements TracingPort {
     let sc: SpanContext | undefined;
     if (g !== undefined) {
       const id = g.add(own);
-      if (qos === 0)
-        return carrier ? { traceId: parent.traceId, spanId: id, traceFlags: 1, tracestate: st.tracestate } : null;
+      if (qos === 0) return carrier ? traceOf(st, parent.traceId, id, 1) : null;
       sc = g.contextOf(id);
     } else {
       sc = this.t.recordChild(st.name, parent, "producer", st.shared, own);
-      if (sc === undefined) return carrier ? traceOf(st, parent) : null;
+      if (sc === undefined) return carrier ? traceOf(st, parent.traceId, parent.spanId, parent.traceFlags) : null;
     }
     // A QoS 1/2 delivery awaits its PUBACK/PUBCOMP: the ack span will be a child of this one.
     if (qos > 0) (st.acks ??= new Map()).set(client.clientId, { parent: sc, qos });
-    return carrier ? traceOf(st, sc) : null;
+    return carrier ? traceOf(st, sc.traceId, sc.spanId, sc.traceFlags) : null;
   }
 
   /** PUBACK (QoS 1) or PUBCOMP (QoS 2) of a traced delivery: an `ack` span under its deliver span. */

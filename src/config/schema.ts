@@ -182,7 +182,7 @@ export const SCHEMA = {
     min: 1,
     max: 1024,
     description:
-      "Publishes without a traceparent sampled in a row once one is, while they come within 10 ms of the first (each is still sampled with the sampler's ratio); 1: each drawn on its own.",
+      "Publishes without a traceparent sampled in a row once one is, while they come within 10 ms of the first (each is still sampled with the sampler's ratio, and a run's spans come together: keep OTEL_BSP_MAX_QUEUE_SIZE, 2048, above the run times a message's spans or the excess is dropped); 1: each drawn on its own.",
   },
 
   // ---- access control --------------------------------------------------------------------------

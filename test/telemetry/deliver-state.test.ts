@@ -75,6 +75,15 @@ describe("deliver state of a traced message", () => {
     expect(exporter.getFinishedSpans().map((s) => s.attributes["messaging.consumer.id"])).toEqual(["s1", "s3"]);
   });
 
+  it("headers whose traceparent does not parse: no deliver span, and the PUBLISH carries nothing of it", () => {
+    const { bt, exporter } = setup(2);
+    const msg = traced();
+    msg.headers = { traceparent: `00-${"0".repeat(32)}-${PARENT}-01` };
+    expect(bt.deliver(msg, client("s1"), 1, true)).toBeNull();
+    expect(bt.deliver(msg, client("s2"), 0, true)).toBeNull();
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+  });
+
   it("a QoS 1 delivery's acknowledgement is an ack span under its deliver span", () => {
     const { bt, exporter } = setup(2);
     const msg = traced();

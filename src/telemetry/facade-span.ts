@@ -49,20 +49,21 @@ const ID_BYTES = Buffer.allocUnsafe(4096);
 let idHex = "";
 let idOffset = 0;
 
-function randomHex(): string {
-  if (idOffset === idHex.length) {
+/** `n` random hex digits: a slice of the block (flat, where a concatenation of two would not be). */
+function randomHex(n: number): string {
+  if (idOffset + n > idHex.length) {
     idHex = randomFillSync(ID_BYTES).toString("hex");
     idOffset = 0;
   }
-  const id = idHex.slice(idOffset, idOffset + 16);
-  idOffset += 16;
+  const id = idHex.slice(idOffset, idOffset + n);
+  idOffset += n;
   return id;
 }
 
 /** A span id: 16 hex digits, never all zeros. */
 export function newSpanId(): string {
   for (;;) {
-    const id = randomHex();
+    const id = randomHex(16);
     if (id !== "0000000000000000") return id;
   }
 }
@@ -70,7 +71,7 @@ export function newSpanId(): string {
 /** A trace id: 32 hex digits, never all zeros. */
 export function newTraceId(): string {
   for (;;) {
-    const id = randomHex() + randomHex();
+    const id = randomHex(32);
     if (id !== "00000000000000000000000000000000") return id;
   }
 }

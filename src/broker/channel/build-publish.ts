@@ -145,8 +145,9 @@ function tracedBytes(
 }
 
 /**
- * Writes the characters of `s` (hex digits) at `at`. An id is a slice of a longer string or a
- * short concatenation, which a charCodeAt loop reads directly: no traceparent string is made.
+ * Writes the characters of `s` (hex digits) at `at`. An id is a slice of a longer string (the
+ * random ids' block, a parsed traceparent), which a charCodeAt loop reads directly: no traceparent
+ * string is made.
  */
 function writeAscii(out: Buffer, at: number, s: string): void {
   for (let i = 0; i < s.length; i++) out[at + i] = s.charCodeAt(i);

@@ -72,12 +72,12 @@ function afterTopic(tpl: Buffer): number {
   return topicAt + 2 + tpl.readUInt16BE(topicAt);
 }
 
-/** Copies a QoS 1/2 PUBLISH template and writes the packet id after the topic [MQTT-2.2.1]. */
+/** Copies a QoS 1/2 PUBLISH template and writes the packet id after the topic [MQTT-2.2.1] and DUP. */
 function withPacketId(tpl: Buffer, pid: number, dup: boolean): Buffer {
   const out = Buffer.allocUnsafe(tpl.length);
   tpl.copy(out);
   out.writeUInt16BE(pid, afterTopic(tpl));
-  if (dup) out[0] |= 0x08;
+  out[0] = dup ? out[0] | 0x08 : out[0] & ~0x08;
   return out;
 }
 
@@ -98,8 +98,8 @@ const TP_BYTES = Buffer.from(TP_PLACEHOLDER, "latin1");
 /**
  * Traced 5.0 PUBLISH bytes per message and shape, with a traceparent user property (always 55
  * characters) at `at`: the first delivery's, the message's trace id written into them. Each later
- * delivery copies them and writes its span id and flags (and packet id) in place instead of
- * serializing again or formatting a traceparent; bytes handed to a socket are only read again.
+ * delivery copies them (withPacketId at QoS 1/2) and writes its span id and flags in place instead
+ * of serializing again or formatting a traceparent; bytes handed to a socket are only read again.
  */
 const TRACED = Symbol("traced-publish-bytes");
 type TracedTemplate = { bytes: Buffer; at: number; traceId: string };
@@ -120,7 +120,7 @@ function tracedBytes(
   let tpl = cache[slot];
   let out: Buffer;
   if (tpl === undefined) {
-    out = serialize(ch, msg, d, d.qos > 0 ? 1 : 0, false, retain, { traceparent: TP_PLACEHOLDER });
+    out = serialize(ch, msg, d, pid, d.qos > 0 && dup, retain, { traceparent: TP_PLACEHOLDER });
     // The properties follow the topic (and packet id); the placeholder is the last user property.
     tpl = { bytes: out, at: out.indexOf(TP_BYTES, afterTopic(out)), traceId: trace.traceId };
     cache[slot] = tpl;
@@ -128,8 +128,7 @@ function tracedBytes(
     writeAscii(out, tpl.at + TP_TRACE_AT, trace.traceId);
   } else {
     if (tpl.at < 0) return null;
-    out = Buffer.allocUnsafe(tpl.bytes.length);
-    out.set(tpl.bytes);
+    out = d.qos === 0 ? Buffer.from(tpl.bytes) : withPacketId(tpl.bytes, pid, dup);
     // A message's deliveries share its trace id.
     if (trace.traceId !== tpl.traceId) writeAscii(out, tpl.at + TP_TRACE_AT, trace.traceId);
   }
@@ -137,10 +136,6 @@ function tracedBytes(
   writeAscii(out, at + TP_SPAN_AT, trace.spanId);
   out[at + TP_FLAGS_AT] = HEX.charCodeAt((trace.traceFlags >> 4) & 15);
   out[at + TP_FLAGS_AT + 1] = HEX.charCodeAt(trace.traceFlags & 15);
-  if (d.qos > 0) {
-    out.writeUInt16BE(pid, afterTopic(out));
-    out[0] = dup ? out[0] | 0x08 : out[0] & ~0x08;
-  }
   return out;
 }
 

@@ -1,7 +1,8 @@
-// The in-process core the micro-benchmarks measure: a broker with ten connected subscribers (or
-// as many as asked; half on `bench/+/t`, half on `bench/a/t`), each a real channel and session over a connection port that
-// drops the bytes, so a publish runs the whole core (hooks, routing, delivery, PUBLISH bytes)
-// without a socket. Used by metrics-cost.js, rules-cost.js and tracing-cost.js.
+// The in-process core the micro-benchmarks measure: a broker with ten connected subscribers (or as
+// many as asked; half on `bench/+/t`, half on `bench/a/t`), each a real channel and session over a
+// connection port that drops the bytes, so a publish runs the whole core (hooks, routing,
+// delivery, PUBLISH bytes) without a socket. Used by metrics-cost.js, rules-cost.js and
+// tracing-cost.js.
 
 import { Broker } from "../dist/broker/broker.js";
 import { Channel } from "../dist/broker/channel/channel.js";
@@ -9,11 +10,18 @@ import { Session } from "../dist/broker/session/session.js";
 import { DEFAULT_ZONE } from "../dist/broker/settings.js";
 import { silentLogger } from "../dist/telemetry/logger.js";
 
-/** `--seconds N` from the command line, or `dflt`. */
+/** The number after `flag` on the command line, `dflt` without the flag; one `valid` refuses stops the run. */
+export function numberArg(flag, dflt, valid) {
+  const at = process.argv.indexOf(flag);
+  if (at < 0) return dflt;
+  const n = Number(process.argv[at + 1]);
+  if (!(Number.isFinite(n) && valid(n))) throw new Error(`${flag} ${process.argv[at + 1]}: not a valid value`);
+  return n;
+}
+
+/** `--seconds N` (more than 0) from the command line, or `dflt`. */
 export function secondsArg(dflt) {
-  const at = process.argv.indexOf("--seconds");
-  const n = at < 0 ? dflt : Number(process.argv[at + 1]);
-  return Number.isFinite(n) && n > 0 ? n : dflt;
+  return numberArg("--seconds", dflt, (n) => n > 0);
 }
 
 /** A broker with `subscribers` subscribed channels speaking `protoVer`; returns it with its zone and logger. */

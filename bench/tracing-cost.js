@@ -19,16 +19,12 @@ import { makeMessage } from "../dist/broker/types.js";
 import { EncodingSpanProcessor } from "../dist/telemetry/otlp-batch-processor.js";
 import { BrokerTracing } from "../dist/tracing/broker-tracing.js";
 import { startTracingSdk } from "../dist/tracing-sdk.js";
-import { benchBroker, secondsArg } from "./in-process.js";
+import { benchBroker, numberArg, secondsArg } from "./in-process.js";
 
-const rateAt = process.argv.indexOf("--rate");
 /** Publishes per second offered (0: as fast as they go). */
-const rate = rateAt < 0 ? 0 : Number(process.argv[rateAt + 1]);
-if (!(Number.isFinite(rate) && rate >= 0)) throw new Error("--rate: publishes per second");
+const rate = numberArg("--rate", 0, (n) => n >= 0);
 const seconds = secondsArg(rate > 0 ? 48 : 4);
-const subsAt = process.argv.indexOf("--subscribers");
-const subscribers = subsAt < 0 ? 10 : Number(process.argv[subsAt + 1]);
-if (!(Number.isInteger(subscribers) && subscribers >= 1)) throw new Error("--subscribers: at least 1");
+const subscribers = numberArg("--subscribers", 10, (n) => Number.isInteger(n) && n >= 1);
 const { broker } = benchBroker({ protoVer: 5, subscribers });
 const payload = Buffer.alloc(64, 120);
 

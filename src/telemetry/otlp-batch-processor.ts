@@ -105,8 +105,8 @@ export class EncodingSpanProcessor {
 
   /**
    * The spans of a group (a traced message's deliveries, span-group.ts), which come as a run: the
-   * pending spans are encoded, then the group's spans straight into the batch from one template,
-   * as many at a time as the batch has room for.
+   * pending spans are encoded, then the group's spans straight into the batch from its arrays, as
+   * many at a time as the batch has room for.
    */
   onEndGroup(group: SpanGroup): void {
     if (this.closed) return;

@@ -55,8 +55,7 @@ export interface OtlpSpan {
    * The attributes in parts, when the span keeps them so (the facade's spans): objects many spans
    * share (a node's constant attributes, a message's), then the span's own, with distinct keys;
    * `attributes` is them all merged in this order. The encoder encodes each shared object once for
-   * the spans that share it, and a run of spans with the same array of shared objects shares one
-   * template.
+   * the spans that share it.
    */
   readonly attributeParts?: readonly [readonly OtlpAttributes[], OtlpAttributes];
   readonly events: readonly OtlpEvent[];

@@ -170,8 +170,12 @@ export function writeHeader(tag: number): void {
 }
 
 export function writeString(tag: number, s: string): void {
+  writeSizedString(tag, s, w.sizes[w.next++]);
+}
+
+/** A string field whose UTF-8 length `len` the caller knows (no slot). */
+export function writeSizedString(tag: number, s: string, len: number): void {
   w.out[w.pos++] = tag;
-  const len = w.sizes[w.next++];
   writeVarint(len);
   if (len !== s.length) w.out.utf8Write(s, w.pos, len);
   else if (len < SHORT_STRING) for (let i = 0; i < len; i++) w.out[w.pos + i] = s.charCodeAt(i);

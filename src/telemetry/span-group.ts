@@ -3,7 +3,7 @@
 // in span id, time and own attributes (the subscriber's). Each delivery adds an id, a time and an
 // own-attributes object to the group's arrays, not a span object; when the routing is over the group
 // goes to the span processors in one call (SpanRecorder.recordGroup). The http/protobuf processor
-// encodes the whole group from one template (otlp-append.ts); any other processor takes its spans
+// writes the whole group from its arrays (otlp-append.ts); any other processor takes its spans
 // one by one (span(i): the RecordedSpan recordChild would have made).
 
 import type { Attributes, HrTime, SpanContext } from "@opentelemetry/api";

@@ -363,7 +363,7 @@ describe("SpanBatch (spans encoded as they end)", () => {
     expect(batchBytes(batch, spans.slice(2)).equals(ourBytes(spans.slice(2)))).toBe(true);
   });
 
-  it("writes runs of recorded spans (one template per run) as the SDK serializer, whatever varies", () => {
+  it("writes runs of recorded spans as the SDK serializer, whatever varies", () => {
     // Deliver spans of a few messages in random order: each run shares trace, parent, name, kind
     // and shared attributes; any of them may change from one span to the next, and some spans
     // have a trace state, a remote parent, no parent id or other flags.

@@ -1,5 +1,5 @@
 // Deliver spans kept as a group while a traced message is routed (src/telemetry/span-group.ts):
-// encoded from one template, a group (or a part of one) is the request the whole-batch encoder
+// written straight from its arrays, a group (or a part of one) is the request the whole-batch encoder
 // writes for its spans one by one; a processor that takes spans one by one gets the group's spans;
 // and through startTracingSdk and a broker, a traced message's deliveries reach an HTTP receiver
 // as children of its publish span. (The http/protobuf processor's handling of groups, split at its

@@ -1,7 +1,9 @@
 // PUBLISH serialization for the message path (MQTT 3.1.1 section 3.3, 5.0 section 3.3): one size
 // computation, one buffer, no stream or intermediate objects. Writes the same bytes as mqtt-packet
 // (properties in the object's key order; the property test holds it to that), for the properties
-// a PUBLISH may carry; anything else answers null and the caller falls back to mqtt-packet.
+// a PUBLISH may carry; anything else answers null and the caller falls back to mqtt-packet. A
+// traced delivery's `traceparent` (W3C trace context) can be written as the last property, in
+// place of the message's own trace context user properties.
 
 export interface PublishFields {
   topic: string;
@@ -23,6 +25,13 @@ const CORRELATION = 0x09;
 const SUB_ID = 0x0b;
 const TOPIC_ALIAS = 0x23;
 const USER_PROPERTY = 0x26;
+
+/** The trace context user properties a `traceparent` given to encodePublish replaces. */
+const TRACEPARENT = "traceparent";
+const TRACESTATE = "tracestate";
+/** A version 00 traceparent's length, and the bytes of its user property but the value. */
+export const TRACEPARENT_LENGTH = 55;
+const TRACEPARENT_HEAD = Buffer.from([USER_PROPERTY, 0, TRACEPARENT.length, ...Buffer.from(TRACEPARENT), 0, 55]);
 
 function varLen(n: number): number {
   return n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : 4;
@@ -49,8 +58,13 @@ function isInt(v: unknown, max: number): v is number {
   return typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= max;
 }
 
+/** Whether user property `name` is left out (a trace context property, when the delivery has its own). */
+function replaced(name: string, traced: boolean): boolean {
+  return traced && (name === TRACEPARENT || name === TRACESTATE);
+}
+
 /** Byte length of the properties, -1 when one cannot be written here. */
-function propsLength(props: Readonly<Record<string, unknown>>): number {
+function propsLength(props: Readonly<Record<string, unknown>>, traced: boolean): number {
   let n = 0;
   for (const k in props) {
     const v = props[k];
@@ -92,6 +106,7 @@ function propsLength(props: Readonly<Record<string, unknown>>): number {
         if (typeof v !== "object" || v === null) return -1;
         const up = v as Record<string, unknown>;
         for (const name of Object.getOwnPropertyNames(up)) {
+          if (replaced(name, traced)) continue;
           const value = up[name];
           const kl = Buffer.byteLength(name);
           if (Array.isArray(value)) {
@@ -111,7 +126,7 @@ function propsLength(props: Readonly<Record<string, unknown>>): number {
   return n;
 }
 
-function writeProps(buf: Buffer, at: number, props: Readonly<Record<string, unknown>>): number {
+function writeProps(buf: Buffer, at: number, props: Readonly<Record<string, unknown>>, traced: boolean): number {
   let i = at;
   for (const k in props) {
     const v = props[k];
@@ -155,6 +170,7 @@ function writeProps(buf: Buffer, at: number, props: Readonly<Record<string, unkn
       case "userProperties": {
         const up = v as Record<string, string | string[]>;
         for (const name of Object.getOwnPropertyNames(up)) {
+          if (replaced(name, traced)) continue;
           const value = up[name];
           const kl = Buffer.byteLength(name);
           for (const x of Array.isArray(value) ? value : [value]) {
@@ -173,14 +189,24 @@ function writeProps(buf: Buffer, at: number, props: Readonly<Record<string, unkn
 /**
  * The PUBLISH packet's bytes; with `headerOnly`, everything before the payload (the remaining
  * length still counts the payload, which the caller writes right after). Null when a 5.0 property
- * is not one a PUBLISH carries or has a value of the wrong type.
+ * is not one a PUBLISH carries or has a value of the wrong type. A 5.0 `traceparent` (a version 00
+ * one, TRACEPARENT_LENGTH ASCII characters) is the last property, the message's traceparent and
+ * tracestate user properties left out: its value ends where the payload begins.
  */
-export function encodePublish(p: PublishFields, v5: boolean, headerOnly = false): Buffer | null {
+export function encodePublish(
+  p: PublishFields,
+  v5: boolean,
+  headerOnly = false,
+  traceparent: string | null = null,
+): Buffer | null {
   const topicLen = Buffer.byteLength(p.topic);
-  let propsLen = 0;
+  const traced = v5 && traceparent !== null;
+  if (traced && (traceparent as string).length !== TRACEPARENT_LENGTH) return null;
+  let propsLen = traced ? TRACEPARENT_HEAD.length + TRACEPARENT_LENGTH : 0;
   if (v5 && p.properties !== undefined) {
-    propsLen = propsLength(p.properties);
-    if (propsLen < 0) return null;
+    const n = propsLength(p.properties, traced);
+    if (n < 0) return null;
+    propsLen += n;
   }
   const remaining = 2 + topicLen + (p.qos > 0 ? 2 : 0) + (v5 ? varLen(propsLen) + propsLen : 0) + p.payload.length;
   if (remaining > 268_435_455) return null;
@@ -195,7 +221,14 @@ export function encodePublish(p: PublishFields, v5: boolean, headerOnly = false)
   }
   if (v5) {
     i = writeVar(buf, i, propsLen);
-    if (propsLen > 0) i = writeProps(buf, i, p.properties as Record<string, unknown>);
+    if (p.properties !== undefined) i = writeProps(buf, i, p.properties, traced);
+    if (traced) {
+      TRACEPARENT_HEAD.copy(buf, i);
+      i += TRACEPARENT_HEAD.length;
+      const tp = traceparent as string;
+      for (let k = 0; k < TRACEPARENT_LENGTH; k++) buf[i + k] = tp.charCodeAt(k);
+      i += TRACEPARENT_LENGTH;
+    }
   }
   if (!headerOnly) p.payload.copy(buf, i);
   return buf;

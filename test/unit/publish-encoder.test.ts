@@ -1,7 +1,8 @@
 // The message path's PUBLISH encoder against mqtt-packet (the reference): for seeded random
 // packets of both protocol versions (topics with multi-byte characters, payloads across the
 // remaining-length boundaries, every PUBLISH property in random order and combination) the bytes
-// are identical; the header-only form plus the payload is the whole packet; what it does not
+// are identical; the header-only form plus the payload is the whole packet; a traced delivery's
+// traceparent is the last property, in place of the message's trace context; what it does not
 // write answers null.
 
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
@@ -54,6 +55,18 @@ function reference(p: PublishFields, v5: boolean): Buffer {
   return mqttPacket.generate(packet, { protocolVersion: v5 ? 5 : 4 });
 }
 
+/** The 5.0 PUBLISH `bytes` hold, as mqtt-packet parses it. */
+function parse(bytes: Buffer): IPublishPacket {
+  const parser = mqttPacket.parser({ protocolVersion: 5 });
+  let got: IPublishPacket | undefined;
+  parser.on("packet", (x) => {
+    got = x as IPublishPacket;
+  });
+  parser.parse(bytes);
+  if (got === undefined) throw new Error("no packet parsed");
+  return got;
+}
+
 describe("encodePublish", () => {
   it("writes mqtt-packet's bytes for 2,000 random packets of 3.1.1 and 5.0", () => {
     const r = mulberry32(20261121);
@@ -88,13 +101,7 @@ describe("encodePublish", () => {
       pid: 513,
       properties: { userProperties: { k: ["a", "b"] }, contentType: "text/plain" },
     };
-    const parser = mqttPacket.parser({ protocolVersion: 5 });
-    let got: mqttPacket.Packet | undefined;
-    parser.on("packet", (x) => {
-      got = x;
-    });
-    parser.parse(encodePublish(p, true) as Buffer);
-    expect(got).toMatchObject({
+    expect(parse(encodePublish(p, true) as Buffer)).toMatchObject({
       cmd: "publish",
       topic: "t/温",
       qos: 1,
@@ -103,6 +110,28 @@ describe("encodePublish", () => {
       messageId: 513,
       properties: { userProperties: { k: ["a", "b"] }, contentType: "text/plain" },
     });
+  });
+
+  it("writes a traceparent last, in place of the message's traceparent and tracestate", () => {
+    const r = mulberry32(55);
+    const tp = `00-${"4bf92f3577b34da6a3ce929d0e0e4736"}-${"00f067aa0ba902b7"}-01`;
+    for (let i = 0; i < 300; i++) {
+      const p = randomPacket(r);
+      const up = p.properties?.userProperties as Record<string, unknown> | undefined;
+      if (up !== undefined && r() < 0.5) up.tracestate = "k=v";
+      const bytes = encodePublish(p, true, false, tp) as Buffer;
+      const end = bytes.length - p.payload.length;
+      expect(bytes.subarray(end - tp.length, end).toString("latin1")).toBe(tp);
+      const got = parse(bytes);
+      const { traceparent: _p, tracestate: _s, ...kept } = up ?? {};
+      expect(got.properties).toEqual({ ...p.properties, userProperties: { ...kept, traceparent: tp } });
+      expect(Object.keys(got.properties?.userProperties ?? {}).at(-1)).toBe("traceparent");
+      expect(Buffer.from(got.payload).equals(p.payload)).toBe(true);
+    }
+    const base: PublishFields = { topic: "t", payload: Buffer.alloc(0), qos: 0, retain: false, dup: false, pid: 0 };
+    expect(encodePublish(base, true, false, "00-short")).toBeNull();
+    // 3.x carries no properties, so no traceparent either.
+    expect((encodePublish(base, false, false, tp) as Buffer).equals(encodePublish(base, false) as Buffer)).toBe(true);
   });
 
   it("answers null for what it does not write", () => {

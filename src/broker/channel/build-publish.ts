@@ -6,7 +6,7 @@
 // the message's own payload buffer after them (takeTrailingPayload).
 
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
-import { encodePublish, type PublishFields } from "../../mqtt/publish-encoder.ts";
+import { encodePublish, type PublishFields, TRACEPARENT_LENGTH } from "../../mqtt/publish-encoder.ts";
 import { now } from "../clock.ts";
 import type { DeliveryTrace } from "../ports.ts";
 import type { Delivery } from "../session/delivery.ts";
@@ -93,11 +93,11 @@ const TP_TRACE_AT = 3;
 const TP_SPAN_AT = 36;
 const TP_FLAGS_AT = 53;
 const TP_PLACEHOLDER = `00-${"0".repeat(32)}-${"0".repeat(16)}-00`;
-const TP_BYTES = Buffer.from(TP_PLACEHOLDER, "latin1");
 
 /**
  * Traced 5.0 PUBLISH bytes per message and shape, with a traceparent user property (always 55
- * characters) at `at`: the first delivery's, the message's trace id written into them. Each later
+ * characters, the last property: encodePublish) at `at`: the first delivery's, the message's
+ * trace id written into them. Each later
  * delivery copies them (withPacketId at QoS 1/2) and writes its span id and flags in place instead
  * of serializing again or formatting a traceparent; bytes handed to a socket are only read again.
  */
@@ -120,11 +120,24 @@ function tracedBytes(
   let tpl = cache[slot];
   let out: Buffer;
   if (tpl === undefined) {
-    out = serialize(ch, msg, d, pid, d.qos > 0 && dup, retain, { traceparent: TP_PLACEHOLDER });
-    // The properties follow the topic (and packet id); the placeholder is the last user property.
-    tpl = { bytes: out, at: out.indexOf(TP_BYTES, afterTopic(out)), traceId: trace.traceId };
+    const fields: PublishFields = {
+      topic: msg.topic,
+      payload: msg.payload,
+      qos: d.qos,
+      retain,
+      dup: d.qos > 0 && dup,
+      pid,
+    };
+    fields.properties = msg.properties as PublishFields["properties"]; // the shape serialize() gives
+    const built = encodePublish(fields, true, false, TP_PLACEHOLDER);
+    // A property the encoder does not write: no template, each delivery serialized on its own.
+    tpl =
+      built === null
+        ? NO_TEMPLATE
+        : { bytes: built, at: built.length - msg.payload.length - TRACEPARENT_LENGTH, traceId: trace.traceId };
     cache[slot] = tpl;
-    if (tpl.at < 0) return null;
+    if (built === null) return null;
+    out = built;
     writeAscii(out, tpl.at + TP_TRACE_AT, trace.traceId);
   } else {
     if (tpl.at < 0) return null;
@@ -147,6 +160,9 @@ function tracedBytes(
 function writeAscii(out: Buffer, at: number, s: string): void {
   for (let i = 0; i < s.length; i++) out[at + i] = s.charCodeAt(i);
 }
+
+/** The template of a message whose traced bytes encodePublish cannot write. */
+const NO_TEMPLATE: TracedTemplate = { bytes: Buffer.alloc(0), at: -1, traceId: "" };
 
 /** Topic whose outbound alias the last serialize() assigned, null if none. */
 let newAlias: string | null = null;

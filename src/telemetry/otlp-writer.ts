@@ -114,11 +114,17 @@ export function sizeAnyValue(value: unknown): number {
 // ---- writing ----
 
 export function writeVarint(v: number): void {
+  w.pos = putVarint(w.out, w.pos, v);
+}
+
+/** Writes varint `v` into `out` at `p`; answers the position after it. */
+function putVarint(out: Uint8Array, p: number, v: number): number {
   while (v > 0x7f) {
-    w.out[w.pos++] = (v & 0x7f) | 0x80;
+    out[p++] = (v & 0x7f) | 0x80;
     v >>>= 7;
   }
-  w.out[w.pos++] = v;
+  out[p++] = v;
+  return p;
 }
 
 /** A varint of any integral number, as the SDK's ProtobufWriter.writeVarint. */
@@ -175,12 +181,14 @@ export function writeString(tag: number, s: string): void {
 
 /** A string field whose UTF-8 length `len` the caller knows (no slot). */
 export function writeSizedString(tag: number, s: string, len: number): void {
-  w.out[w.pos++] = tag;
-  writeVarint(len);
-  if (len !== s.length) w.out.utf8Write(s, w.pos, len);
-  else if (len < SHORT_STRING) for (let i = 0; i < len; i++) w.out[w.pos + i] = s.charCodeAt(i);
-  else w.out.latin1Write(s, w.pos, len);
-  w.pos += len;
+  const out = w.out;
+  let p = w.pos;
+  out[p++] = tag;
+  p = putVarint(out, p, len);
+  if (len !== s.length) out.utf8Write(s, p, len);
+  else if (len < SHORT_STRING) for (let i = 0; i < len; i++) out[p + i] = s.charCodeAt(i);
+  else out.latin1Write(s, p, len);
+  w.pos = p + len;
 }
 
 // A message's spans share their trace id, and its deliver spans their parent's id: the last of
@@ -208,11 +216,14 @@ export function writeRepeatedId(tag: number, hex: string, last: { hex: string; b
 
 export function writeId(tag: number, hex: string): void {
   const n = hex.length >>> 1;
-  w.out[w.pos++] = tag;
-  writeVarint(n);
+  const out = w.out;
+  let p = w.pos;
+  out[p++] = tag;
+  p = putVarint(out, p, n);
   for (let i = 0; i < n; i++) {
-    w.out[w.pos++] = (hexValue(hex.charCodeAt(2 * i)) << 4) | hexValue(hex.charCodeAt(2 * i + 1));
+    out[p++] = (hexValue(hex.charCodeAt(2 * i)) << 4) | hexValue(hex.charCodeAt(2 * i + 1));
   }
+  w.pos = p;
 }
 
 export function writeAttributes(tag: number, attributes: OtlpAttributes): void {
@@ -224,12 +235,14 @@ export function writeAttributes(tag: number, attributes: OtlpAttributes): void {
 export function writeKeyValue(tag: number, key: string, value: unknown): void {
   const k = encodedKey(key);
   const size = anyValueSize(value);
-  w.out[w.pos++] = tag;
-  writeVarint(k.length + delimited(size));
-  for (let i = 0; i < k.length; i++) w.out[w.pos + i] = k[i];
-  w.pos += k.length;
-  w.out[w.pos++] = 0x12; // KeyValue.value
-  writeVarint(size);
+  const out = w.out;
+  let p = w.pos;
+  out[p++] = tag;
+  p = putVarint(out, p, k.length + delimited(size));
+  for (let i = 0; i < k.length; i++) out[p + i] = k[i];
+  p += k.length;
+  out[p++] = 0x12; // KeyValue.value
+  w.pos = putVarint(out, p, size);
   writeAnyValue(value);
 }
 
@@ -350,38 +363,36 @@ export function encodeSharedParts(spans: readonly OtlpSpan[]): Map<object, Uint8
 export class RecentParts implements PartBytes {
   /** Most parts one span may share (more and the span cannot be encoded). */
   static readonly MAX = 16;
-  /** The parts, the most recently used first (has() and set() move a part to the front). */
   private readonly parts: (object | null)[] = new Array(RecentParts.MAX).fill(null);
   private readonly bytes: Uint8Array[] = new Array(RecentParts.MAX).fill(EMPTY);
+  /** When each entry was last used (has() or set()), on a counter: the least recent is replaced. */
+  private readonly used = new Float64Array(RecentParts.MAX);
+  private clock = 0;
 
   get(part: object): Uint8Array | undefined {
     const i = this.parts.indexOf(part);
     return i < 0 ? undefined : this.bytes[i];
   }
 
-  /** Whether `part` is held; a part found is moved to the front, so the parts of one span stay. */
+  /** Whether `part` is held; a part found counts as used, so the parts of one span stay. */
   has(part: object): boolean {
     const i = this.parts.indexOf(part);
     if (i < 0) return false;
-    this.toFront(i, part, this.bytes[i]);
+    this.used[i] = ++this.clock;
     return true;
   }
 
+  /** Holds `part`'s bytes, in place of the least recently used part (no entry moves). */
   set(part: object, bytes: Uint8Array): void {
-    const i = this.parts.indexOf(part);
-    this.toFront(i < 0 ? RecentParts.MAX - 1 : i, part, bytes);
-  }
-
-  /** Puts `part` first, the entries before index `i` one further (the entry at `i` is dropped). */
-  private toFront(i: number, part: object, bytes: Uint8Array): void {
-    const parts = this.parts;
-    const all = this.bytes;
-    for (let j = i; j > 0; j--) {
-      parts[j] = parts[j - 1];
-      all[j] = all[j - 1];
+    let i = this.parts.indexOf(part);
+    if (i < 0) {
+      const used = this.used;
+      i = 0;
+      for (let j = 1; j < used.length; j++) if (used[j] < used[i]) i = j;
+      this.parts[i] = part;
     }
-    parts[0] = part;
-    all[0] = bytes;
+    this.bytes[i] = bytes;
+    this.used[i] = ++this.clock;
   }
 }
 

@@ -2,7 +2,8 @@
 // ScopeSpans.spans field encodeTraceExportRequest (otlp-proto.ts) writes for it, and the spans of a
 // group (span-group.ts: a traced message's deliver spans) written straight from the group's arrays:
 // the fields they share (trace, parent, name, kind, shared attributes, flags) are sized once per
-// group, and each span writes its id, time and own attributes between them.
+// group and written for its first span; each later span copies the first one's and writes its own
+// id, time and own attributes.
 
 import { sizeSpan, writeSpan } from "./otlp-proto.ts";
 import type { OtlpSpan } from "./otlp-span.ts";
@@ -109,23 +110,46 @@ export function appendGroupFields(
     }
     reserve(into, start, end);
     const flags = spanFlags(1, parent.isRemote);
+    // The first span's fields up to its own attributes (`head` bytes from `first`): every later
+    // span's are a copy of them with its own id and time written over.
+    let first = -1;
+    let head = 0;
+    const idAt = idSize(parent.traceId);
+    let timeAt = 0;
     for (let i = from; i < to; i++) {
       w.out[w.pos++] = 0x12; // ScopeSpans.spans
       writeVarint(sizes[i - from]);
-      writeRepeatedId(0x0a, parent.traceId, lastTrace);
-      writeId(0x12, ids[i]);
-      if (stateLen !== 0) writeSizedString(0x1a, traceState, stateLen);
-      if (parent.spanId) writeRepeatedId(0x22, parent.spanId, lastParent);
-      writeSizedString(0x2a, name, nameLen);
-      if (kind !== 0) {
-        w.out[w.pos++] = 0x30;
-        writeVarint64(kind);
+      const at = w.pos;
+      const copy = first >= 0 && ids[i].length === ids[from].length;
+      if (copy) {
+        w.out.copyWithin(at, first, first + head);
+        w.pos = at + idAt;
+        writeId(0x12, ids[i]);
+        w.pos = at + timeAt;
+      } else {
+        writeRepeatedId(0x0a, parent.traceId, lastTrace);
+        writeId(0x12, ids[i]);
+        if (stateLen !== 0) writeSizedString(0x1a, traceState, stateLen);
+        if (parent.spanId) writeRepeatedId(0x22, parent.spanId, lastParent);
+        writeSizedString(0x2a, name, nameLen);
+        if (kind !== 0) {
+          w.out[w.pos++] = 0x30;
+          writeVarint64(kind);
+        }
+        if (first < 0) timeAt = w.pos - at;
       }
       w.out[w.pos++] = 0x39;
       writeTime(times[i]);
       w.out[w.pos++] = 0x41;
       writeTime(times[i]);
-      writeShared(group.shared);
+      if (copy) w.pos = at + head;
+      else {
+        writeShared(group.shared);
+        if (first < 0) {
+          first = at;
+          head = w.pos - at;
+        }
+      }
       const ownBytes = ownsBytes[i - from];
       if (ownBytes === null) writeAttributes(0x4a, owns[i]);
       else writeBytes(ownBytes);

@@ -5,6 +5,7 @@
 // a small queued message never pins a whole socket chunk.
 
 import type { Packet } from "mqtt-packet";
+import { copyOf } from "./bytes.ts";
 
 /** Returned for a frame that breaks the protocol (the caller closes the connection). */
 export const MALFORMED_FRAME: unique symbol = Symbol("malformed-frame");
@@ -78,7 +79,7 @@ function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): 
     p += 1;
   }
   const view = frame.subarray(p);
-  const payload = view.length < COPY_BELOW ? Buffer.from(view) : view;
+  const payload = view.length < COPY_BELOW ? copyOf(view) : view;
   return {
     cmd: "publish",
     topic,

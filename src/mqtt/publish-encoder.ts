@@ -48,10 +48,24 @@ function writeVar(buf: Buffer, at: number, n: number): number {
   return at;
 }
 
+/** Below this length an ASCII string is written and measured by a loop rather than a native call. */
+const SHORT = 64;
+
+/** UTF-8 byte length of `s`. */
+function byteLength(s: string): number {
+  const n = s.length;
+  if (n >= SHORT) return Buffer.byteLength(s);
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s);
+  return n;
+}
+
 function writeStr(buf: Buffer, at: number, s: string, len: number): number {
-  buf.writeUInt16BE(len, at);
-  if (len > 0) buf.write(s, at + 2, len, "utf8");
-  return at + 2 + len;
+  buf[at] = len >>> 8;
+  buf[at + 1] = len & 0xff;
+  const from = at + 2;
+  if (len === s.length && len < SHORT) for (let i = 0; i < len; i++) buf[from + i] = s.charCodeAt(i);
+  else if (len > 0) (buf as Buffer & { utf8Write(s: string, at: number, len: number): number }).utf8Write(s, from, len);
+  return from + len;
 }
 
 function isInt(v: unknown, max: number): v is number {
@@ -85,7 +99,7 @@ function propsLength(props: Readonly<Record<string, unknown>>, traced: boolean):
       case "responseTopic":
       case "contentType":
         if (typeof v !== "string") return -1;
-        n += 3 + Buffer.byteLength(v);
+        n += 3 + byteLength(v);
         break;
       case "correlationData":
         if (!Buffer.isBuffer(v)) return -1;
@@ -108,13 +122,13 @@ function propsLength(props: Readonly<Record<string, unknown>>, traced: boolean):
         for (const name of Object.getOwnPropertyNames(up)) {
           if (replaced(name, traced)) continue;
           const value = up[name];
-          const kl = Buffer.byteLength(name);
+          const kl = byteLength(name);
           if (Array.isArray(value)) {
             for (const x of value) {
               if (typeof x !== "string") return -1;
-              n += 5 + kl + Buffer.byteLength(x);
+              n += 5 + kl + byteLength(x);
             }
-          } else if (typeof value === "string") n += 5 + kl + Buffer.byteLength(value);
+          } else if (typeof value === "string") n += 5 + kl + byteLength(value);
           else return -1;
         }
         break;
@@ -150,14 +164,14 @@ function writeProps(buf: Buffer, at: number, props: Readonly<Record<string, unkn
       case "contentType": {
         buf[i++] = k === "responseTopic" ? RESPONSE_TOPIC : CONTENT_TYPE;
         const s = v as string;
-        i = writeStr(buf, i, s, Buffer.byteLength(s));
+        i = writeStr(buf, i, s, byteLength(s));
         break;
       }
       case "correlationData": {
         const b = v as Buffer;
         buf[i++] = CORRELATION;
         buf.writeUInt16BE(b.length, i);
-        b.copy(buf, i + 2);
+        buf.set(b, i + 2);
         i += 2 + b.length;
         break;
       }
@@ -172,11 +186,11 @@ function writeProps(buf: Buffer, at: number, props: Readonly<Record<string, unkn
         for (const name of Object.getOwnPropertyNames(up)) {
           if (replaced(name, traced)) continue;
           const value = up[name];
-          const kl = Buffer.byteLength(name);
+          const kl = byteLength(name);
           for (const x of Array.isArray(value) ? value : [value]) {
             buf[i++] = USER_PROPERTY;
             i = writeStr(buf, i, name, kl);
-            i = writeStr(buf, i, x, Buffer.byteLength(x));
+            i = writeStr(buf, i, x, byteLength(x));
           }
         }
         break;
@@ -199,7 +213,7 @@ export function encodePublish(
   headerOnly = false,
   traceparent: string | null = null,
 ): Buffer | null {
-  const topicLen = Buffer.byteLength(p.topic);
+  const topicLen = byteLength(p.topic);
   const traced = v5 && traceparent !== null;
   if (traced && (traceparent as string).length !== TRACEPARENT_LENGTH) return null;
   let propsLen = traced ? TRACEPARENT_HEAD.length + TRACEPARENT_LENGTH : 0;
@@ -216,20 +230,21 @@ export function encodePublish(
   let i = writeVar(buf, 1, remaining);
   i = writeStr(buf, i, p.topic, topicLen);
   if (p.qos > 0) {
-    buf.writeUInt16BE(p.pid, i);
+    buf[i] = p.pid >>> 8;
+    buf[i + 1] = p.pid & 0xff;
     i += 2;
   }
   if (v5) {
     i = writeVar(buf, i, propsLen);
     if (p.properties !== undefined) i = writeProps(buf, i, p.properties, traced);
     if (traced) {
-      TRACEPARENT_HEAD.copy(buf, i);
+      buf.set(TRACEPARENT_HEAD, i);
       i += TRACEPARENT_HEAD.length;
       const tp = traceparent as string;
       for (let k = 0; k < TRACEPARENT_LENGTH; k++) buf[i + k] = tp.charCodeAt(k);
       i += TRACEPARENT_LENGTH;
     }
   }
-  if (!headerOnly) p.payload.copy(buf, i);
+  if (!headerOnly) buf.set(p.payload, i);
   return buf;
 }

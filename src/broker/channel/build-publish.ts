@@ -6,6 +6,7 @@
 // the message's own payload buffer after them (takeTrailingPayload).
 
 import mqttPacket, { type IPublishPacket } from "mqtt-packet";
+import { copyOf } from "../../mqtt/bytes.ts";
 import { encodePublish, type PublishFields, TRACEPARENT_LENGTH } from "../../mqtt/publish-encoder.ts";
 import { now } from "../clock.ts";
 import type { DeliveryTrace } from "../ports.ts";
@@ -74,9 +75,10 @@ function afterTopic(tpl: Buffer): number {
 
 /** Copies a QoS 1/2 PUBLISH template and writes the packet id after the topic [MQTT-2.2.1] and DUP. */
 function withPacketId(tpl: Buffer, pid: number, dup: boolean): Buffer {
-  const out = Buffer.allocUnsafe(tpl.length);
-  tpl.copy(out);
-  out.writeUInt16BE(pid, afterTopic(tpl));
+  const out = copyOf(tpl);
+  const at = afterTopic(tpl);
+  out[at] = pid >>> 8;
+  out[at + 1] = pid & 0xff;
   out[0] = dup ? out[0] | 0x08 : out[0] & ~0x08;
   return out;
 }
@@ -141,7 +143,7 @@ function tracedBytes(
     writeAscii(out, tpl.at + TP_TRACE_AT, trace.traceId);
   } else {
     if (tpl.at < 0) return null;
-    out = d.qos === 0 ? Buffer.from(tpl.bytes) : withPacketId(tpl.bytes, pid, dup);
+    out = d.qos === 0 ? copyOf(tpl.bytes) : withPacketId(tpl.bytes, pid, dup);
     // A message's deliveries share its trace id.
     if (trace.traceId !== tpl.traceId) writeAscii(out, tpl.at + TP_TRACE_AT, trace.traceId);
   }

@@ -63,14 +63,15 @@ function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): 
   const qos = (b0 >> 1) & 0x03;
   if (qos === 3) return MALFORMED_FRAME; // [MQTT-3.3.1-4]
   if (i + 2 > frame.length) return MALFORMED_FRAME;
-  const tlen = frame.readUInt16BE(i);
+  const tlen = (frame[i] << 8) | frame[i + 1];
   let p = i + 2 + tlen;
   if (p > frame.length) return MALFORMED_FRAME;
-  const topic = frame.toString("utf8", i + 2, p);
+  // Buffer's native slice (what toString("utf8", ...) calls after checking its arguments).
+  const topic = (frame as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(i + 2, p);
   let messageId: number | undefined;
   if (qos > 0) {
     if (p + 2 > frame.length) return MALFORMED_FRAME;
-    messageId = frame.readUInt16BE(p);
+    messageId = (frame[p] << 8) | frame[p + 1];
     p += 2;
   }
   if (protoVer === 5) {

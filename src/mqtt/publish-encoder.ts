@@ -51,11 +51,22 @@ function writeVar(buf: Buffer, at: number, n: number): number {
 /** Below this length an ASCII string is written and measured by a loop rather than a native call. */
 const SHORT = 64;
 
-/** UTF-8 byte length of `s`. */
+/**
+ * A string (or binary) field's byte length, its 16-bit length prefix left out; TOO_LONG beyond
+ * 65,535 bytes, which makes the packet exceed the largest remaining length (encodePublish then
+ * answers null).
+ */
+function fieldLength(n: number): number {
+  return n > 0xffff ? TOO_LONG : n;
+}
+
+const TOO_LONG = 2 ** 29;
+
+/** UTF-8 byte length of `s` as a field (fieldLength). */
 function byteLength(s: string): number {
   const n = s.length;
-  if (n >= SHORT) return Buffer.byteLength(s);
-  for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s);
+  if (n >= SHORT) return fieldLength(Buffer.byteLength(s));
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return fieldLength(Buffer.byteLength(s));
   return n;
 }
 
@@ -103,7 +114,7 @@ function propsLength(props: Readonly<Record<string, unknown>>, traced: boolean):
         break;
       case "correlationData":
         if (!Buffer.isBuffer(v)) return -1;
-        n += 3 + v.length;
+        n += 3 + fieldLength(v.length);
         break;
       case "subscriptionIdentifier":
         if (Array.isArray(v)) {

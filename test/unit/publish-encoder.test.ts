@@ -139,6 +139,13 @@ describe("encodePublish", () => {
     expect(encodePublish({ ...base, properties: { reasonString: "x" } }, true)).toBeNull();
     expect(encodePublish({ ...base, properties: { topicAlias: 70_000 } }, true)).toBeNull();
     expect(encodePublish({ ...base, properties: { userProperties: { k: 1 } } }, true)).toBeNull();
+    // A string or binary field beyond its 16-bit length prefix.
+    const long = "x".repeat(70_000);
+    expect(encodePublish({ ...base, topic: long }, false)).toBeNull();
+    expect(encodePublish({ ...base, topic: "é".repeat(40_000) }, true)).toBeNull();
+    expect(encodePublish({ ...base, properties: { userProperties: { k: long } } }, true)).toBeNull();
+    expect(encodePublish({ ...base, properties: { contentType: long } }, true)).toBeNull();
+    expect(encodePublish({ ...base, properties: { correlationData: Buffer.alloc(70_000) } }, true)).toBeNull();
     // 3.x ignores properties altogether.
     expect(encodePublish({ ...base, properties: { reasonString: "x" } }, false)).not.toBeNull();
   });

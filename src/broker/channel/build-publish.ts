@@ -54,7 +54,7 @@ export function buildPublish(ch: Channel, d: Delivery, pid: number, dup: boolean
     return withTrailing(ch, msg, d.qos === 0 ? tpl : withPacketId(tpl, pid, dup), tpl);
   }
   if (trace !== null && d.opts.subId === 0 && msg.expiresAt === 0 && ch.outAliases === null) {
-    const bytes = trace.tracestate === undefined ? tracedBytes(ch, msg, d, pid, dup, retain, trace) : null;
+    const bytes = trace.tracestate === undefined ? tracedBytes(msg, d, pid, dup, retain, trace) : null;
     if (bytes !== null) return fits(ch, bytes);
   }
   newAlias = null;
@@ -108,7 +108,6 @@ type TracedTemplate = { bytes: Buffer; at: number; traceId: string };
 type TracedCached = Message & { [TRACED]?: (TracedTemplate | undefined)[] };
 
 function tracedBytes(
-  ch: Channel,
   msg: Message,
   d: Delivery,
   pid: number,

@@ -15,6 +15,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { nodeInfo, SYSDESCR, VERSION } from "../sys/node-info.ts";
+import { jsMemory, residentBytes } from "../sys/process-memory.ts";
 import { type ClusterCalls, fromEvery } from "./cluster-calls.ts";
 import { formatUptime } from "./format.ts";
 
@@ -138,7 +139,7 @@ export class NodeService {
     const node = this.src.nodeName;
     const now = Date.now();
     const [l1, l5, l15] = loadavg();
-    const mem = process.memoryUsage();
+    const mem = jsMemory();
     const limit = openFileLimit();
     return {
       node,
@@ -152,7 +153,7 @@ export class NodeService {
       load5: l5.toFixed(2),
       load15: l15.toFixed(2),
       max_fds: limit,
-      memory_total: mem.rss,
+      memory_total: residentBytes(),
       memory_used: mem.heapUsed + mem.external,
       process_available: limit,
       process_used: openHandles(),
@@ -168,7 +169,10 @@ export function openFileLimit(): number {
   try {
     const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"));
     cachedLimit = m === null ? 0 : m[1] === "unlimited" ? 2 ** 31 - 1 : Number(m[1]);
-  } catch {
+  } catch (err) {
+    // Out of descriptors now is no answer for later; a missing file (not Linux) is.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EMFILE" || code === "ENFILE") return 0;
     cachedLimit = 0;
   }
   return cachedLimit;

@@ -11,6 +11,7 @@
 import { getHeapStatistics } from "node:v8";
 import type { Logger } from "../telemetry/logger.ts";
 import { fullCollection } from "./gc.ts";
+import { residentBytes } from "./process-memory.ts";
 
 export interface HeapTrimSettings {
   /** Growth of the committed heap (bytes) since the last trim that calls for one (and by half); 0 = off. */
@@ -84,7 +85,7 @@ export class HeapTrim {
   }
 
   private trim(before: HeapReading, now: number): void {
-    const rssBefore = process.memoryUsage.rss();
+    const rssBefore = residentBytes();
     const t0 = performance.now();
     this.collect();
     const pauseMs = performance.now() - t0;
@@ -99,7 +100,7 @@ export class HeapTrim {
         heap_committed_after: after.committed,
         heap_used_after: after.used,
         rss_before: rssBefore,
-        rss_after: process.memoryUsage.rss(),
+        rss_after: residentBytes(),
         pause_ms: Math.round(pauseMs),
       },
       "heap trimmed after growth",

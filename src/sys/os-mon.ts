@@ -10,6 +10,7 @@
 
 import { cpus, freemem, totalmem } from "node:os";
 import type { Alarms } from "./alarms.ts";
+import { residentBytes } from "./process-memory.ts";
 
 export interface OsMonSettings {
   /** ms; 0 = no CPU check. */
@@ -111,7 +112,7 @@ export class OsMon {
       });
     } else this.alarms.deactivate("high_system_memory_usage");
 
-    const rss = process.memoryUsage.rss();
+    const rss = residentBytes();
     const limit = memoryLimit();
     const proc = round2((100 * rss) / limit);
     const pHigh = this.settings.procmemHighWatermark;

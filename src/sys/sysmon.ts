@@ -12,6 +12,7 @@
 import { constants, type ELDHistogram, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import type { Broker } from "../broker/broker.ts";
 import type { Channel } from "../broker/channel/channel.ts";
+import { jsMemory } from "./process-memory.ts";
 import { publishSys, sysTopic } from "./sys-topics.ts";
 
 export const CHECK_INTERVAL = 1000;
@@ -105,7 +106,7 @@ export class Sysmon {
         this.report("long_schedule", "", `long_schedule warning: delay = ${Math.round(maxMs)}ms`);
     }
     if (s.largeHeap > 0) {
-      const used = process.memoryUsage().heapUsed;
+      const used = jsMemory().heapUsed;
       if (used > s.largeHeap)
         this.report(
           "large_heap",

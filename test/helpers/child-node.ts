@@ -25,7 +25,8 @@ process.on("exit", () => {
   for (const p of live) p.kill("SIGKILL");
 });
 
-export async function startChildNode(set: Record<string, string>): Promise<ChildNode> {
+/** `nofile`: the child's soft limit of open file descriptors (set by the shell that execs it). */
+export async function startChildNode(set: Record<string, string>, opts: { nofile?: number } = {}): Promise<ChildNode> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-child-"));
   const all: Record<string, string> = {
     "node.data_dir": dataDir,
@@ -40,7 +41,11 @@ export async function startChildNode(set: Record<string, string>): Promise<Child
   };
   const args = ["--experimental-transform-types", "--no-warnings", "src/cli/svc.ts", "start"];
   for (const [k, v] of Object.entries(all)) args.push("--set", `${k}=${v}`);
-  const proc = spawn(process.execPath, args, {
+  const [cmd, argv] =
+    opts.nofile === undefined
+      ? [process.execPath, args]
+      : ["sh", ["-c", `ulimit -n ${opts.nofile} && exec "$0" "$@"`, process.execPath, ...args]];
+  const proc = spawn(cmd, argv, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, SVC_CONFIG: "" },
   });

@@ -81,6 +81,8 @@ export class OsMon {
   /** CPU busy percent since the previous call; undefined when no time passed. */
   cpuUsage(): number | undefined {
     const now = cpuSample();
+    // os.cpus() answers nothing when /proc/stat cannot be opened (no descriptor free): no sample.
+    if (now.total === 0) return undefined;
     const total = now.total - this.last.total;
     const idle = now.idle - this.last.idle;
     this.last = now;

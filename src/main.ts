@@ -51,6 +51,7 @@ import { SessionService } from "./services/sessions.ts";
 import { SubscriptionService } from "./services/subscriptions.ts";
 import { TraceService } from "./services/trace.ts";
 import { type StoredUser, UserService } from "./services/users.ts";
+import { descriptorLimitWarning, openFileLimit } from "./sys/descriptors.ts";
 import { startSys } from "./sys/index.ts";
 import { VERSION } from "./sys/node-info.ts";
 import { createLogger, type RootLogger } from "./telemetry/logger.ts";
@@ -408,6 +409,9 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
       await listener.start();
       listeners.push(listener);
     }
+    const accepted = config.listeners().reduce((n, l) => n + l.maxConnections, 0);
+    const fdWarning = descriptorLimitWarning(openFileLimit(), accepted);
+    if (fdWarning !== null) logger.warn({ max_fds: openFileLimit(), max_connections: accepted }, fdWarning);
     // Where clients of a draining peer may be sent (5.0 Server Reference).
     const tcp = listeners.find((l) => l.protocol === "mqtt:tcp");
     if (cluster !== null && tcp !== undefined) {

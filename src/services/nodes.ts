@@ -12,8 +12,8 @@
 // - `memory_total`: memory the process holds from the OS (resident set size), in bytes;
 //   `memory_used`: memory in use by JavaScript (heap used plus external buffers), in bytes.
 
-import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { openFileLimit, openHandles } from "../sys/descriptors.ts";
 import { nodeInfo, SYSDESCR, VERSION } from "../sys/node-info.ts";
 import { jsMemory, residentBytes } from "../sys/process-memory.ts";
 import { type ClusterCalls, fromEvery } from "./cluster-calls.ts";
@@ -158,31 +158,5 @@ export class NodeService {
       process_available: limit,
       process_used: openHandles(),
     };
-  }
-}
-
-let cachedLimit: number | undefined;
-
-/** Soft RLIMIT_NOFILE from /proc/self/limits (Linux); 0 where the OS does not tell. */
-export function openFileLimit(): number {
-  if (cachedLimit !== undefined) return cachedLimit;
-  try {
-    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"));
-    cachedLimit = m === null ? 0 : m[1] === "unlimited" ? 2 ** 31 - 1 : Number(m[1]);
-  } catch (err) {
-    // Out of descriptors now is no answer for later; a missing file (not Linux) is.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EMFILE" || code === "ENFILE") return 0;
-    cachedLimit = 0;
-  }
-  return cachedLimit;
-}
-
-/** Descriptors open now (/proc/self/fd), else the event loop's active resources. */
-export function openHandles(): number {
-  try {
-    return readdirSync("/proc/self/fd").length;
-  } catch {
-    return process.getActiveResourcesInfo().length;
   }
 }

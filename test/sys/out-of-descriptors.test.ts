@@ -2,7 +2,7 @@
 // the connections it cannot take are refused, its monitors (sysmon every second, the OS memory
 // check, which reads the resident set size from /proc and cannot while no descriptor is free) go on
 // without throwing, its clients keep publishing and receiving, the API answers on a connection it
-// already holds, and it accepts again once descriptors are freed. The node is a child process
+// already holds, and it accepts again once descriptors are freed; its start warned of the limit. The node is a child process
 // whose soft descriptor limit the test sets.
 
 import net from "node:net";
@@ -83,6 +83,8 @@ it("keeps serving while it has no file descriptor left, and accepts again once s
     },
     { nofile: NOFILE },
   );
+  // The start warned of the limit.
+  await waitUntil(() => node?.output().includes(`may open ${NOFILE} files`) === true, "the descriptor warning");
   const port = node.tcpPort;
   const apiPort = node.apiPort();
   expect(apiPort).toBeDefined();

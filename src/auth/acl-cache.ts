@@ -6,6 +6,7 @@
 // (a symbol-keyed property: they go with the connection); clearing every cache (ACL reload) bumps
 // a generation that each cache checks when next used.
 
+import { now as brokerNow } from "../broker/clock.ts";
 import type { AclAction, AclResult } from "../broker/hookpoints.ts";
 import type { ClientInfo } from "../broker/types.ts";
 
@@ -45,7 +46,8 @@ export class AclCaches {
 
   constructor(
     private readonly settings: AclCacheSettings,
-    private readonly now: () => number = Date.now,
+    // The broker's clock: inside a socket read, the read's time (no clock read per PUBLISH).
+    private readonly now: () => number = brokerNow,
   ) {}
 
   private cacheOf(client: ClientInfo, create: boolean): ClientCache | undefined {

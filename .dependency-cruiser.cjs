@@ -65,7 +65,7 @@ module.exports = {
     {
       name: "otel-sdk-only-in-main",
       severity: "error",
-      from: { pathNot: "^dist/(main|tracing-sdk)\\.js$" },
+      from: { pathNot: "^dist/(main|tracing-sdk|metrics-sdk)\\.js$" },
       to: { path: "node_modules/@opentelemetry/sdk-" },
     },
     {

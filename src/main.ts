@@ -24,8 +24,10 @@ import { type Config, ConfigError } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
 import type { Listener } from "./listeners/listener.ts";
 import type { ConnectionHandler, StreamOwner } from "./listeners/types.ts";
+import { startMetricsSdk } from "./metrics-sdk.ts";
 import type { Services, SvcNode } from "./node.ts";
 import { accessSettings, brokerSettings, linkTls, managementBinds, sysSettings } from "./node-settings.ts";
+import { logOtelDiagnostics } from "./otel-diag.ts";
 import { PluginRegistry } from "./plugins/registry.ts";
 import { Retainer } from "./retainer/retainer.ts";
 import { RuleEngine } from "./rules/engine/engine.ts";
@@ -432,6 +434,20 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     await sdk?.shutdown();
     throw err;
   }
+  // OTLP metrics: with `telemetry.metrics = off` nothing of the SDK is loaded.
+  const metricsSdk = config.get("telemetry.metrics")
+    ? await startMetricsSdk(nodeName, () => {
+        const m = services.metrics;
+        return {
+          node: m.node,
+          metrics: m.metrics(),
+          stats: m.stats(),
+          listeners: services.listeners.local(),
+          alarmsActive: m.alarmsPresent().length,
+        };
+      })
+    : null;
+  if (sdk !== null || metricsSdk !== null) await logOtelDiagnostics(logger);
   nodes.setState("running");
   const api = management;
 
@@ -502,8 +518,9 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     // Last: probes see 503 on /status while the node drains.
     await api.server.stop();
     await store.close();
-    // Flushes the spans still batched.
+    // Flushes the spans still batched, and exports the metrics a last time.
     await sdk?.shutdown();
+    await metricsSdk?.shutdown();
     logger.info({}, "node stopped");
   }
 }

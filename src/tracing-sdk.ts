@@ -2,6 +2,7 @@
 // that import the SDK). Loaded by main.ts only when `telemetry.tracing = on`.
 
 import type { ReadableSpan, Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { nodeResource } from "./otel-resource.ts";
 import { VERSION } from "./sys/node-info.ts";
 import type { BatchSettings } from "./telemetry/otlp-batch-processor.ts";
 import { takesGroups } from "./telemetry/span-group.ts";
@@ -42,21 +43,11 @@ export async function startTracingSdk(
   opts: TracingSdkOptions = {},
 ): Promise<TracingSdk> {
   const api = await loadTracingApi();
-  const [base, node, res] = await Promise.all([
+  const [base, node, resource] = await Promise.all([
     import("@opentelemetry/sdk-trace-base"),
     import("@opentelemetry/sdk-trace-node"),
-    import("@opentelemetry/resources"),
+    nodeResource(nodeName),
   ]);
-  const resource = res
-    .defaultResource()
-    .merge(
-      res.resourceFromAttributes({
-        "service.name": "svc",
-        "service.version": VERSION,
-        "service.instance.id": nodeName,
-      }),
-    )
-    .merge(res.detectResources({ detectors: [res.envDetector] }));
   let spanProcessors = opts.spanProcessors;
   if (spanProcessors === undefined) {
     const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL;

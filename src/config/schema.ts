@@ -169,6 +169,12 @@ export const SCHEMA = {
     default: "off",
     description: "Whether message and API tracing spans are recorded (OpenTelemetry).",
   },
+  "telemetry.metrics": {
+    type: "boolean",
+    default: "off",
+    description:
+      "Whether the node's metrics, statistics, listener figures and alarm count are exported with OTLP (OpenTelemetry metrics: OTEL_EXPORTER_OTLP_* variables, every OTEL_METRIC_EXPORT_INTERVAL ms, 60000), beside the Prometheus exposition at /metrics.",
+  },
   "telemetry.max_deliver_spans": {
     type: "integer",
     default: "10",

@@ -119,6 +119,23 @@ describe.runIf(chartDescribeEnabled)("chart features", () => {
     });
   });
 
+  it("OTLP metrics: off by default; on with the same endpoint and protocol, and its export interval", () => {
+    expect(env(chart.render()).SVC_TELEMETRY__METRICS).toBe("off");
+    const on = env(
+      chart.render({
+        telemetry: { metrics: true, otlpEndpoint: "http://otel:4318", metricExportInterval: 15000 },
+      }),
+    );
+    expect(on).toMatchObject({
+      SVC_TELEMETRY__TRACING: "off",
+      SVC_TELEMETRY__METRICS: "on",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel:4318",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_METRIC_EXPORT_INTERVAL: "15000",
+    });
+    expect(on.OTEL_TRACES_SAMPLER).toBeUndefined();
+  });
+
   it("config, acl.conf and plugin files go into the ConfigMap the node loads (SVC_CONFIG)", () => {
     const objs = chart.render({
       config: {

@@ -10,7 +10,7 @@ export function tcpTransport(settings: ListenerSettings): Transport {
       const server = createServer({ noDelay: settings.nodelay });
       server.on("connection", (socket: Socket) => {
         socket.setNoDelay(settings.nodelay);
-        book.admit(socket, endpointsOf(socket));
+        book.admit(socket, endpointsOf(socket, server));
       });
       return server;
     },

@@ -18,7 +18,7 @@ export function tlsTransport(settings: ListenerSettings, deps: ListenerDeps): Tr
           return;
         }
         socket.setNoDelay(settings.nodelay);
-        book.admit(socket, endpointsOf(socket), peerCertOf(socket));
+        book.admit(socket, endpointsOf(socket, server), peerCertOf(socket));
       });
       // Failed or timed-out handshakes are routine on a public port: drop them quietly.
       server.on("tlsClientError", (_err: Error, socket: Socket) => socket.destroy());

@@ -18,7 +18,6 @@ export interface ConnectionInfo {
   zone: string;
   peerHost: string;
   peerPort: number;
-  sockHost: string;
   sockPort: number;
   /** TLS client certificate subject, when the client presented one. */
   peerCert?: PeerCert;

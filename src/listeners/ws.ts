@@ -66,7 +66,7 @@ export function attachMqttWebSocket(
     const offered = offeredSubprotocols(req);
     // Offering only non-MQTT sub-protocols is refused, as the reference broker does.
     if (offered.length > 0 && pickSubprotocol(offered) === undefined) return refuse(socket, 400);
-    const endpoints = endpointsOf(req.socket);
+    const endpoints = endpointsOf(req.socket, server);
     if (endpoints === undefined) return void socket.destroy();
     const ticket = book.reserve();
     if (ticket === undefined) return refuse(socket, 503);

@@ -2,7 +2,8 @@
 // (3.1/3.1.1, and 5.0 without properties) and the four acknowledgements, plus PINGREQ. It works on
 // one whole frame, returns objects shaped like mqtt-packet's, and leaves every other packet to
 // mqtt-packet (returns null). The payload is a view of the frame when large, a copy when small, so
-// a small queued message never pins a whole socket chunk.
+// a small queued message never pins a whole socket chunk. The acknowledgements and the 3.x
+// CONNACK (a connection storm's one reply per client) are encoded here too.
 
 import type { Packet } from "mqtt-packet";
 import { copyOf } from "./bytes.ts";
@@ -93,6 +94,16 @@ function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): 
 }
 
 /** PUBACK/PUBREC/PUBREL/PUBCOMP bytes; 5.0 adds the reason code when it is not success. */
+/** A 3.1 / 3.1.1 CONNACK (section 3.2): session present flag and return code, no properties. */
+export function encodeConnackV3(sessionPresent: boolean, returnCode: number): Buffer {
+  const out = Buffer.allocUnsafe(4);
+  out[0] = 0x20;
+  out[1] = 2;
+  out[2] = sessionPresent ? 1 : 0;
+  out[3] = returnCode;
+  return out;
+}
+
 export function encodeAck(type: 4 | 5 | 6 | 7, pid: number, rc: number, v5: boolean): Buffer {
   const withRc = v5 && rc !== 0;
   const out = Buffer.allocUnsafe(withRc ? 5 : 4);

@@ -40,7 +40,6 @@ describe("tcp listener", () => {
       zone: "external",
       peerHost: "127.0.0.1",
       peerPort: client.localPort,
-      sockHost: "127.0.0.1",
       sockPort: listener.port,
     });
     // The broker corks/uncorks: it must get the net.Socket itself.

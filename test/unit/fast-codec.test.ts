@@ -1,12 +1,12 @@
 // The message path's PUBLISH decoder (src/mqtt/fast-codec.ts) against mqtt-packet (the reference):
 // for seeded random PUBLISH frames of 3.1.1 and 5.0 (without properties) it reads the same topic,
 // flags, packet id and payload; a small payload is a copy that no longer shares the frame's
-// memory, a large one a view of it.
+// memory, a large one a view of it. The 3.x CONNACK encoder writes mqtt-packet's bytes.
 
 import mqttPacket from "mqtt-packet";
 import { describe, expect, it } from "vitest";
 import { decodeFrame } from "../../src/mqtt/codec.ts";
-import { decodeFast } from "../../src/mqtt/fast-codec.ts";
+import { decodeFast, encodeConnackV3 } from "../../src/mqtt/fast-codec.ts";
 import { mulberry32 } from "../helpers/prng.ts";
 
 const PIECES = ["a", "sensor", "é", "温度", "🚀", "x/y"];
@@ -64,5 +64,18 @@ describe("decodeFast: PUBLISH", () => {
     const q = decodeFast(large, 4) as mqttPacket.IPublishPacket;
     large.fill(0, large.length - 5000);
     expect(Buffer.from(q.payload).equals(Buffer.alloc(5000, 0))).toBe(true);
+  });
+});
+
+describe("encodeConnackV3", () => {
+  it("writes mqtt-packet's bytes for every 3.1 and 3.1.1 return code, with and without session present", () => {
+    for (const protocolVersion of [3, 4]) {
+      for (const sessionPresent of [false, true]) {
+        for (let returnCode = 0; returnCode <= 5; returnCode++) {
+          const want = mqttPacket.generate({ cmd: "connack", returnCode, sessionPresent }, { protocolVersion });
+          expect(encodeConnackV3(sessionPresent, returnCode)).toEqual(want);
+        }
+      }
+    }
   });
 });

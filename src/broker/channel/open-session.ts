@@ -3,6 +3,7 @@
 // what the resumed session still owes.
 
 import type { IConnectPacket } from "mqtt-packet";
+import { encodeConnackV3 } from "../../mqtt/fast-codec.ts";
 import { RC } from "../../mqtt/reason-codes.ts";
 import type { AuthResult } from "../hookpoints.ts";
 import { M } from "../metrics.ts";
@@ -85,7 +86,7 @@ function openAndAck(
     ch.conn.send({ cmd: "connack", reasonCode: RC.SUCCESS, sessionPresent: present, properties: cp });
   } else {
     // [MQTT-3.2.2-1] 3.1.1 session present is 0 for a clean session; 3.1 has no flag.
-    ch.conn.send({ cmd: "connack", returnCode: 0, sessionPresent: ver === 4 && present });
+    ch.conn.sendBytes(encodeConnackV3(ver === 4 && present, 0));
   }
   m.inc(M.connackSent);
   ch.broker.hooks.run("client.connack", ch.client, RC.SUCCESS);

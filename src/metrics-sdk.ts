@@ -21,8 +21,7 @@ import { VERSION } from "./sys/node-info.ts";
 export type NodeFigures = PrometheusInput;
 
 export interface MetricsSdk {
-  /** Exports what the instruments read now (tests; the reader also exports at shutdown). */
-  flush(): Promise<void>;
+  /** Exports once more (what the instruments read now), then stops. */
   shutdown(): Promise<void>;
 }
 
@@ -135,7 +134,6 @@ export async function startMetricsSdk(
   const first = read();
   observe(Object.keys(first.metrics), Object.keys(first.stats), true);
   return {
-    flush: () => reader.forceFlush(),
     // The last export waits for an unreachable collector no longer than a stop can.
     shutdown: () =>
       Promise.race([

@@ -1,7 +1,7 @@
 // The broker process's GC settings (gc-tuning.ts), each case in a child process of its own (what
-// they set is process-wide): once applied, every 8 MB read from MQTT connections runs a young
+// they set is process-wide): once applied, every 16 MB read from MQTT connections runs a young
 // collection; so a process churning short-lived 64 KB read buffers, as 16 KB publishes make them,
-// runs no full collection, where it runs one every few tens of MB without them.
+// runs a full collection every half GB or so, where it runs one every hundred MB without them.
 
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -58,9 +58,14 @@ function run(script: string, mode: "tuned" | "default"): Promise<number> {
 }
 
 describe("GC tuning of the broker process", () => {
-  it("short-lived read buffers force no full collection once applied (and several without)", async () => {
-    expect(await run(CHURN, "default")).toBeGreaterThanOrEqual(8);
-    expect(await run(CHURN, "tuned")).toBeLessThanOrEqual(1);
+  it("short-lived read buffers force few full collections once applied (and many without)", async () => {
+    const without = await run(CHURN, "default");
+    const tuned = await run(CHURN, "tuned");
+    // Seen: 16-21 without, 2-4 tuned (array buffers are swept after a scavenge, concurrently, so
+    // the odd one still meets V8's external memory limit).
+    expect(without).toBeGreaterThanOrEqual(8);
+    expect(tuned).toBeLessThanOrEqual(6);
+    expect(tuned * 2).toBeLessThan(without);
   });
 
   it(`runs a young collection every ${YOUNG_COLLECTION_BYTES / 1024 / 1024} MB read once applied (and none without)`, async () => {

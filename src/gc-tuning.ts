@@ -12,7 +12,9 @@ import { youngCollection } from "./sys/gc.ts";
  * the same (and 16 MB about 10 MB more peak RSS). Under a flood of 16 KB publishes (fan-in, about
  * 60,000/s, 1 GB read a second) 8 MB meant some 120 scavenges a second; 16 MB took a third off the
  * CPU per publish (17.4-18.2 -> 10.8-12.2 us) and raised deliveries from 59-61k to 74-78k/s; 32 MB
- * gave no more. 64 B flows: the same either way.
+ * gave no more. 64 B flows: the same either way. One flood in five to ten still falls into full
+ * collections every 50-100 ms of a small heap (V8's own, for the external memory; 50-88 in 5 s)
+ * and gives 50-66k/s; holding the forced scavenges back while V8 marks did not prevent it.
  */
 export const YOUNG_COLLECTION_BYTES = 16 * 1024 * 1024;
 

@@ -24,7 +24,7 @@ import { type Config, ConfigError } from "./config/index.ts";
 import { createListener } from "./listeners/create-listener.ts";
 import type { Listener } from "./listeners/listener.ts";
 import type { ConnectionHandler, StreamOwner } from "./listeners/types.ts";
-import { startMetricsSdk } from "./metrics-sdk.ts";
+import { type MetricsSdk, startMetricsSdk } from "./metrics-sdk.ts";
 import type { Services, SvcNode } from "./node.ts";
 import { accessSettings, brokerSettings, linkTls, managementBinds, sysSettings } from "./node-settings.ts";
 import { logOtelDiagnostics } from "./otel-diag.ts";
@@ -355,6 +355,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   };
   let management: RunningApi | undefined;
   let cluster: ClusterNode | null = null;
+  let metricsSdk: MetricsSdk | null = null;
   try {
     // Bans and the ACL rules (a rule file that does not parse stops the start with file:line).
     await access.start();
@@ -421,6 +422,19 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
         .advertise({ mqtt: `${nodeName.slice(nodeName.indexOf("@") + 1)}:${tcp.port}` })
         .catch((err: unknown) => logger.warn({ err: (err as Error).message }, "could not advertise the MQTT address"));
     }
+    // OTLP metrics (the last step: nothing after it can fail); off: nothing of the SDK is loaded.
+    if (config.get("telemetry.metrics")) {
+      metricsSdk = await startMetricsSdk(nodeName, () => {
+        const m = services.metrics;
+        return {
+          node: m.node,
+          metrics: m.metrics(),
+          stats: m.stats(),
+          listeners: services.listeners.local(),
+          alarmsActive: m.alarmsPresent().length,
+        };
+      });
+    }
   } catch (err) {
     for (const l of listeners) await l.stop();
     broker.stop();
@@ -434,19 +448,6 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     await sdk?.shutdown();
     throw err;
   }
-  // OTLP metrics: with `telemetry.metrics = off` nothing of the SDK is loaded.
-  const metricsSdk = config.get("telemetry.metrics")
-    ? await startMetricsSdk(nodeName, () => {
-        const m = services.metrics;
-        return {
-          node: m.node,
-          metrics: m.metrics(),
-          stats: m.stats(),
-          listeners: services.listeners.local(),
-          alarmsActive: m.alarmsPresent().length,
-        };
-      })
-    : null;
   if (sdk !== null || metricsSdk !== null) await logOtelDiagnostics(logger);
   nodes.setState("running");
   const api = management;

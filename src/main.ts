@@ -413,8 +413,9 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
       listeners.push(listener);
     }
     const accepted = config.listeners().reduce((n, l) => n + l.maxConnections, 0);
-    const fdWarning = descriptorLimitWarning(openFileLimit(), accepted);
-    if (fdWarning !== null) logger.warn({ max_fds: openFileLimit(), max_connections: accepted }, fdWarning);
+    const maxFds = openFileLimit();
+    const fdWarning = descriptorLimitWarning(maxFds, accepted);
+    if (fdWarning !== null) logger.warn({ max_fds: maxFds, max_connections: accepted }, fdWarning);
     // Where clients of a draining peer may be sent (5.0 Server Reference).
     const tcp = listeners.find((l) => l.protocol === "mqtt:tcp");
     if (cluster !== null && tcp !== undefined) {

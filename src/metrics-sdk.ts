@@ -17,9 +17,6 @@ import { nodeResource } from "./otel-resource.ts";
 import type { PrometheusInput } from "./services/prometheus.ts";
 import { VERSION } from "./sys/node-info.ts";
 
-/** What one export reads of the node (the Prometheus exposition's input). */
-export type NodeFigures = PrometheusInput;
-
 export interface MetricsSdk {
   /** Exports once more (what the instruments read now), then stops. */
   shutdown(): Promise<void>;
@@ -35,7 +32,7 @@ function envMillis(name: string, fallback: number, env: NodeJS.ProcessEnv): numb
 }
 
 /** An instrument name from an API key (OpenTelemetry allows letters, digits, `_ . - /`). */
-export function instrumentName(key: string): string {
+function instrumentName(key: string): string {
   return `svc.${key.replace(/[^a-zA-Z0-9_./-]/g, "_")}`;
 }
 
@@ -49,7 +46,7 @@ async function otlpExporter(env: NodeJS.ProcessEnv): Promise<PushMetricExporter>
 
 export async function startMetricsSdk(
   nodeName: string,
-  read: () => NodeFigures,
+  read: () => PrometheusInput,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<MetricsSdk> {
   const [api, sdk, resource, exporter] = await Promise.all([
@@ -85,7 +82,7 @@ export async function startMetricsSdk(
   };
   const counter = (key: string, description: string) => instrument("counter", key, description);
   const gauge = (key: string, description: string) => instrument("gauge", key, description);
-  const listenerGauges: [Observable, (l: NodeFigures["listeners"][number]) => number][] = [
+  const listenerGauges: [Observable, (l: PrometheusInput["listeners"][number]) => number][] = [
     [gauge("listener.current_conns", "Open connections of a listener."), (l) => l.current_conns],
     [gauge("listener.max_conns", "Connection limit of a listener."), (l) => l.max_conns],
     [gauge("listener.acceptors", "Acceptors of a listener."), (l) => l.acceptors],
@@ -93,43 +90,36 @@ export async function startMetricsSdk(
   const shutdowns = counter("listener.shutdown", "Connections a listener closed, by reason.");
   const alarms = gauge("alarms.active", "Alarms raised now on the node.");
 
-  /** One batch callback per set of keys: the node's figures are read once per export. */
+  /**
+   * One batch callback per set of keys, reading the node once per export; keys that appear later
+   * (a plugin's metrics) get a callback of their own, which reports from the next export.
+   */
   const observe = (metricKeys: string[], statKeys: string[], withFixed: boolean): void => {
-    const instruments = [
-      ...metricKeys.map((k) => counter(k, `Metric ${k} of the node.`)),
-      ...statKeys.map((k) => gauge(k, `Statistic ${k} of the node.`)),
-      ...(withFixed ? [...listenerGauges.map(([g]) => g), shutdowns, alarms] : []),
-    ];
-    meter.addBatchObservableCallback((result: BatchObservableResult) => {
-      const f = figures();
-      const node: Attributes = { node: f.node };
-      for (const k of metricKeys) result.observe(counter(k, ""), f.metrics[k] ?? 0, node);
-      for (const k of statKeys) result.observe(gauge(k, ""), f.stats[k] ?? 0, node);
-      if (withFixed) {
-        for (const l of f.listeners) {
-          const attrs: Attributes = { node: f.node, listener: l.protocol, listen_on: l.listen_on };
-          for (const [g, value] of listenerGauges) result.observe(g, value(l), attrs);
-          const counts = Array.isArray(l.shutdown_count) ? {} : l.shutdown_count;
-          for (const [reason, n] of Object.entries(counts)) result.observe(shutdowns, n, { ...attrs, reason });
+    const metricInstruments = metricKeys.map((k) => counter(k, `Metric ${k} of the node.`));
+    const statInstruments = statKeys.map((k) => gauge(k, `Statistic ${k} of the node.`));
+    const fixed = withFixed ? [...listenerGauges.map(([g]) => g), shutdowns, alarms] : [];
+    meter.addBatchObservableCallback(
+      (result: BatchObservableResult) => {
+        const f = read();
+        const node: Attributes = { node: f.node };
+        for (let i = 0; i < metricKeys.length; i++)
+          result.observe(metricInstruments[i], f.metrics[metricKeys[i]] ?? 0, node);
+        for (let i = 0; i < statKeys.length; i++) result.observe(statInstruments[i], f.stats[statKeys[i]] ?? 0, node);
+        if (withFixed) {
+          for (const l of f.listeners) {
+            const attrs: Attributes = { node: f.node, listener: l.protocol, listen_on: l.listen_on };
+            for (const [g, value] of listenerGauges) result.observe(g, value(l), attrs);
+            const counts = Array.isArray(l.shutdown_count) ? {} : l.shutdown_count;
+            for (const [reason, n] of Object.entries(counts)) result.observe(shutdowns, n, { ...attrs, reason });
+          }
+          result.observe(alarms, f.alarmsActive, node);
         }
-        result.observe(alarms, f.alarmsActive, node);
-      }
-      // Keys that appeared since (a plugin's metrics): their instruments report from the next export.
-      const newMetrics = Object.keys(f.metrics).filter((k) => !counters.has(k));
-      const newStats = Object.keys(f.stats).filter((k) => !gauges.has(k));
-      if (newMetrics.length > 0 || newStats.length > 0) observe(newMetrics, newStats, false);
-    }, instruments);
-  };
-  // The callbacks of one export read the node once.
-  let cached: NodeFigures | null = null;
-  const figures = (): NodeFigures => {
-    if (cached === null) {
-      cached = read();
-      queueMicrotask(() => {
-        cached = null;
-      });
-    }
-    return cached;
+        const newMetrics = Object.keys(f.metrics).filter((k) => !counters.has(k));
+        const newStats = Object.keys(f.stats).filter((k) => !gauges.has(k));
+        if (newMetrics.length > 0 || newStats.length > 0) observe(newMetrics, newStats, false);
+      },
+      [...metricInstruments, ...statInstruments, ...fixed],
+    );
   };
   const first = read();
   observe(Object.keys(first.metrics), Object.keys(first.stats), true);

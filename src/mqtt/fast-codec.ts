@@ -93,7 +93,6 @@ function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): 
   };
 }
 
-/** PUBACK/PUBREC/PUBREL/PUBCOMP bytes; 5.0 adds the reason code when it is not success. */
 /** A 3.1 / 3.1.1 CONNACK (section 3.2): session present flag and return code, no properties. */
 export function encodeConnackV3(sessionPresent: boolean, returnCode: number): Buffer {
   const out = Buffer.allocUnsafe(4);
@@ -104,6 +103,7 @@ export function encodeConnackV3(sessionPresent: boolean, returnCode: number): Bu
   return out;
 }
 
+/** PUBACK/PUBREC/PUBREL/PUBCOMP bytes; 5.0 adds the reason code when it is not success. */
 export function encodeAck(type: 4 | 5 | 6 | 7, pid: number, rc: number, v5: boolean): Buffer {
   const withRc = v5 && rc !== 0;
   const out = Buffer.allocUnsafe(withRc ? 5 : 4);

@@ -14,7 +14,15 @@
 import type { Attributes, BatchObservableResult, Observable } from "@opentelemetry/api";
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import { nodeResource } from "./otel-resource.ts";
-import type { PrometheusInput } from "./services/prometheus.ts";
+import {
+  ALARMS_ACTIVE,
+  LISTENER_GAUGES,
+  LISTENER_SHUTDOWNS,
+  metricHelp,
+  type PrometheusInput,
+  shutdownCounts,
+  statHelp,
+} from "./services/prometheus.ts";
 import { VERSION } from "./sys/node-info.ts";
 
 export interface MetricsSdk {
@@ -82,21 +90,17 @@ export async function startMetricsSdk(
   };
   const counter = (key: string, description: string) => instrument("counter", key, description);
   const gauge = (key: string, description: string) => instrument("gauge", key, description);
-  const listenerGauges: [Observable, (l: PrometheusInput["listeners"][number]) => number][] = [
-    [gauge("listener.current_conns", "Open connections of a listener."), (l) => l.current_conns],
-    [gauge("listener.max_conns", "Connection limit of a listener."), (l) => l.max_conns],
-    [gauge("listener.acceptors", "Acceptors of a listener."), (l) => l.acceptors],
-  ];
-  const shutdowns = counter("listener.shutdown", "Connections a listener closed, by reason.");
-  const alarms = gauge("alarms.active", "Alarms raised now on the node.");
+  const listenerGauges = LISTENER_GAUGES.map((g) => [gauge(g.key, g.help), g.value] as const);
+  const shutdowns = counter(LISTENER_SHUTDOWNS.key, LISTENER_SHUTDOWNS.help);
+  const alarms = gauge(ALARMS_ACTIVE.key, ALARMS_ACTIVE.help);
 
   /**
    * One batch callback per set of keys, reading the node once per export; keys that appear later
    * (a plugin's metrics) get a callback of their own, which reports from the next export.
    */
   const observe = (metricKeys: string[], statKeys: string[], withFixed: boolean): void => {
-    const metricInstruments = metricKeys.map((k) => counter(k, `Metric ${k} of the node.`));
-    const statInstruments = statKeys.map((k) => gauge(k, `Statistic ${k} of the node.`));
+    const metricInstruments = metricKeys.map((k) => counter(k, metricHelp(k)));
+    const statInstruments = statKeys.map((k) => gauge(k, statHelp(k)));
     const fixed = withFixed ? [...listenerGauges.map(([g]) => g), shutdowns, alarms] : [];
     meter.addBatchObservableCallback(
       (result: BatchObservableResult) => {
@@ -109,8 +113,8 @@ export async function startMetricsSdk(
           for (const l of f.listeners) {
             const attrs: Attributes = { node: f.node, listener: l.protocol, listen_on: l.listen_on };
             for (const [g, value] of listenerGauges) result.observe(g, value(l), attrs);
-            const counts = Array.isArray(l.shutdown_count) ? {} : l.shutdown_count;
-            for (const [reason, n] of Object.entries(counts)) result.observe(shutdowns, n, { ...attrs, reason });
+            for (const [reason, n] of Object.entries(shutdownCounts(l)))
+              result.observe(shutdowns, n, { ...attrs, reason });
           }
           result.observe(alarms, f.alarmsActive, node);
         }

@@ -20,6 +20,28 @@ export function promLabel(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
+/** `Metric <key> of the node.`, the help of a metric (also the OTLP instrument's description). */
+export const metricHelp = (key: string): string => `Metric ${key} of the node.`;
+/** `Statistic <key> of the node.` */
+export const statHelp = (key: string): string => `Statistic ${key} of the node.`;
+
+/**
+ * The figures beside the metrics and statistics, defined once for both expositions: here
+ * (`svc_` + key) and the OTLP export (metrics-sdk.ts, `svc.` + key).
+ */
+export const LISTENER_GAUGES: readonly { key: string; help: string; value: (l: ListenerRecord) => number }[] = [
+  { key: "listener.current_conns", help: "Open connections of a listener.", value: (l) => l.current_conns },
+  { key: "listener.max_conns", help: "Connection limit of a listener.", value: (l) => l.max_conns },
+  { key: "listener.acceptors", help: "Acceptors of a listener.", value: (l) => l.acceptors },
+];
+export const LISTENER_SHUTDOWNS = { key: "listener.shutdown", help: "Connections a listener closed, by reason." };
+export const ALARMS_ACTIVE = { key: "alarms.active", help: "Alarms raised now on the node." };
+
+/** A listener's closed connections by reason (`shutdown_count` is an empty array while none was counted). */
+export function shutdownCounts(l: ListenerRecord): Record<string, number> {
+  return Array.isArray(l.shutdown_count) ? {} : l.shutdown_count;
+}
+
 export interface PrometheusInput {
   node: string;
   metrics: Record<string, number>;
@@ -35,40 +57,23 @@ export function renderPrometheus(i: PrometheusInput): string {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [labels, v] of samples) out.push(`${name}{${labels}} ${Number.isFinite(v) ? v : 0}`);
   };
-  for (const k of Object.keys(i.metrics).sort())
-    family(promName(k), "counter", `Metric ${k} of the node.`, [[node, i.metrics[k]]]);
-  for (const k of Object.keys(i.stats).sort())
-    family(promName(k), "gauge", `Statistic ${k} of the node.`, [[node, i.stats[k]]]);
-  const per = (f: (l: ListenerRecord) => number): [string, number][] =>
-    i.listeners.map((l) => [`${node},listener="${promLabel(l.protocol)}",listen_on="${promLabel(l.listen_on)}"`, f(l)]);
-  family(
-    "svc_listener_current_conns",
-    "gauge",
-    "Open connections of a listener.",
-    per((l) => l.current_conns),
-  );
-  family(
-    "svc_listener_max_conns",
-    "gauge",
-    "Connection limit of a listener.",
-    per((l) => l.max_conns),
-  );
-  family(
-    "svc_listener_acceptors",
-    "gauge",
-    "Acceptors of a listener.",
-    per((l) => l.acceptors),
-  );
+  for (const k of Object.keys(i.metrics).sort()) family(promName(k), "counter", metricHelp(k), [[node, i.metrics[k]]]);
+  for (const k of Object.keys(i.stats).sort()) family(promName(k), "gauge", statHelp(k), [[node, i.stats[k]]]);
+  const labels = (l: ListenerRecord): string =>
+    `${node},listener="${promLabel(l.protocol)}",listen_on="${promLabel(l.listen_on)}"`;
+  for (const g of LISTENER_GAUGES)
+    family(
+      promName(g.key),
+      "gauge",
+      g.help,
+      i.listeners.map((l) => [labels(l), g.value(l)]),
+    );
   const shutdowns: [string, number][] = [];
   for (const l of i.listeners) {
-    const counts = Array.isArray(l.shutdown_count) ? {} : l.shutdown_count;
-    for (const [reason, n] of Object.entries(counts))
-      shutdowns.push([
-        `${node},listener="${promLabel(l.protocol)}",listen_on="${promLabel(l.listen_on)}",reason="${promLabel(reason)}"`,
-        n,
-      ]);
+    for (const [reason, n] of Object.entries(shutdownCounts(l)))
+      shutdowns.push([`${labels(l)},reason="${promLabel(reason)}"`, n]);
   }
-  family("svc_listener_shutdown_total", "counter", "Connections a listener closed, by reason.", shutdowns);
-  family("svc_alarms_active", "gauge", "Alarms raised now on the node.", [[node, i.alarmsActive]]);
+  family(`${promName(LISTENER_SHUTDOWNS.key)}_total`, "counter", LISTENER_SHUTDOWNS.help, shutdowns);
+  family(promName(ALARMS_ACTIVE.key), "gauge", ALARMS_ACTIVE.help, [[node, i.alarmsActive]]);
   return `${out.join("\n")}\n`;
 }

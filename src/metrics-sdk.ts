@@ -13,6 +13,7 @@
 
 import type { Attributes, BatchObservableResult, Observable } from "@opentelemetry/api";
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
+import { envNumber, otlpProtocol } from "./otel-env.ts";
 import { nodeResource } from "./otel-resource.ts";
 import {
   ALARMS_ACTIVE,
@@ -35,8 +36,8 @@ const SHUTDOWN_WAIT_MS = 2000;
 
 /** A positive integer of the environment, else `fallback`. */
 function envMillis(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const n = Number(env[name]?.trim() || Number.NaN);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
+  const n = envNumber(name, env);
+  return n !== undefined && Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
 /** An instrument name from an API key (OpenTelemetry allows letters, digits, `_ . - /`). */
@@ -45,7 +46,7 @@ function instrumentName(key: string): string {
 }
 
 async function otlpExporter(env: NodeJS.ProcessEnv): Promise<PushMetricExporter> {
-  const protocol = (env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "").trim();
+  const protocol = otlpProtocol("METRICS", env);
   if (protocol === "grpc") return new (await import("@opentelemetry/exporter-metrics-otlp-grpc")).OTLPMetricExporter();
   if (protocol === "http/json")
     return new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter();

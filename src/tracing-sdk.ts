@@ -2,6 +2,7 @@
 // that import the SDK). Loaded by main.ts only when `telemetry.tracing = on`.
 
 import type { ReadableSpan, Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { envNumber, otlpProtocol } from "./otel-env.ts";
 import { nodeResource } from "./otel-resource.ts";
 import { VERSION } from "./sys/node-info.ts";
 import type { BatchSettings } from "./telemetry/otlp-batch-processor.ts";
@@ -50,7 +51,7 @@ export async function startTracingSdk(
   ]);
   let spanProcessors = opts.spanProcessors;
   if (spanProcessors === undefined) {
-    const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
+    const protocol = otlpProtocol("TRACES");
     if (protocol === "grpc" || protocol === "http/json") {
       const exporter =
         protocol === "grpc"
@@ -124,9 +125,8 @@ export async function startTracingSdk(
 export function batchSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<BatchSettings> {
   const out: Partial<BatchSettings> = {};
   const read = (key: keyof BatchSettings, name: string) => {
-    const raw = env[name]?.trim();
-    const n = raw === undefined || raw === "" ? Number.NaN : Number(raw);
-    if (!Number.isNaN(n)) out[key] = n;
+    const n = envNumber(name, env);
+    if (n !== undefined) out[key] = n;
   };
   read("maxExportBatchSize", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE");
   read("maxQueueSize", "OTEL_BSP_MAX_QUEUE_SIZE");

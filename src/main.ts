@@ -15,6 +15,8 @@ import { pgsqlProvider } from "./auth/pgsql-provider.ts";
 import { PskFilePlugin } from "./auth/psk-file.ts";
 import { redisProvider } from "./auth/redis-provider.ts";
 import { usernameProvider } from "./auth/username-provider.ts";
+import { bridgeResourceTypes, dataToMqttBrokerAction } from "./bridges/bridge-resource.ts";
+import { Bridges } from "./bridges/bridges.ts";
 import { Broker } from "./broker/broker.ts";
 import type { ClusterNode } from "./cluster/cluster-node.ts";
 import { drain } from "./cluster/drain.ts";
@@ -35,6 +37,7 @@ import { AclService } from "./services/acl.ts";
 import { AppService, type StoredApp } from "./services/apps.ts";
 import { AuthEntryService } from "./services/auth-entries.ts";
 import { BannedService } from "./services/banned.ts";
+import { BridgeService } from "./services/bridges.ts";
 import { ClientService } from "./services/clients.ts";
 import { ClusterService } from "./services/cluster.ts";
 import { type ClusterCalls, LocalCalls, NodeCallError, type ViewHandler } from "./services/cluster-calls.ts";
@@ -221,6 +224,17 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     tracing: sdk?.tracing ?? null,
   });
   plugins.register(rules);
+  const bridges = new Bridges({
+    broker,
+    etcDir: config.get("plugins.etc_dir"),
+    nodeName,
+    logger,
+    tracing: sdk?.tracing ?? null,
+  });
+  plugins.register(bridges);
+  // The bridge as a rule-engine resource (bridge_mqtt, bridge_rpc) and its action.
+  for (const t of bridgeResourceTypes({ nodeName, dataDir, env: bridges.env })) rules.resourceTypes.set(t.name, t);
+  rules.actions.set(dataToMqttBrokerAction.name, dataToMqttBrokerAction);
   try {
     await plugins.loadAtStart(DEFAULT_PLUGINS);
   } catch (err) {
@@ -260,6 +274,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   const linked = clusterNode;
   const calls: ClusterCalls =
     linked === null ? new LocalCalls(nodeName) : new LinkedCalls(linked, nodeName, MGMT_CALL_TIMEOUT_MS);
+  bridges.useRpc(calls);
 
   const listeners: Listener[] = [];
   // From the start of a drain (or stop) on, new MQTT connections are closed as they arrive.
@@ -299,6 +314,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
     publish: new PublishService(broker),
     metrics: new MetricsService(broker, sys, calls),
     trace: new TraceService(sys.tracer),
+    bridges: new BridgeService(bridges, () => plugins.isActive(bridges.name)),
     log: new LogService(logger),
     nodes,
     sessions: new SessionService(broker, calls),

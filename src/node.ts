@@ -15,6 +15,7 @@ import type { AclService } from "./services/acl.ts";
 import type { AppService } from "./services/apps.ts";
 import type { AuthEntryService } from "./services/auth-entries.ts";
 import type { BannedService } from "./services/banned.ts";
+import type { BridgeService } from "./services/bridges.ts";
 import type { ClientService } from "./services/clients.ts";
 import type { ClusterService } from "./services/cluster.ts";
 import type { DataService } from "./services/data.ts";
@@ -41,6 +42,8 @@ export interface Services {
   metrics: MetricsService;
   /** Message traces (CLI `trace`). */
   trace: TraceService;
+  /** MQTT and RPC bridges of this node (CLI `bridges`). */
+  bridges: BridgeService;
   /** Log level at run time (CLI `log primary-level`). */
   log: LogService;
   /** Node info and statistics, lifecycle state (`/brokers`, `/nodes`, `/status`). */

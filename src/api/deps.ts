@@ -5,6 +5,7 @@ import type { AclService } from "../services/acl.ts";
 import type { AppService } from "../services/apps.ts";
 import type { AuthEntryService } from "../services/auth-entries.ts";
 import type { BannedService } from "../services/banned.ts";
+import type { BridgeService } from "../services/bridges.ts";
 import type { ClientService } from "../services/clients.ts";
 import type { ClusterService } from "../services/cluster.ts";
 import type { DataService } from "../services/data.ts";
@@ -42,6 +43,7 @@ export interface ApiServices {
   cluster: ClusterService;
   log: LogService;
   trace: TraceService;
+  bridges: BridgeService;
   retainer: RetainerService;
 }
 

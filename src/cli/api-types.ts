@@ -96,6 +96,31 @@ export interface Trace {
   started_at: string;
 }
 
+export interface BridgeSubscription {
+  topic: string;
+  qos: number;
+}
+
+export interface Bridge {
+  name: string;
+  kind: "mqtt" | "rpc";
+  address: string;
+  status: "Running" | "Connecting" | "Stopped";
+  forwards: string[];
+  subscriptions: BridgeSubscription[];
+  queued: number;
+  inflight: number;
+  forwarded: number;
+  received: number;
+  dropped: number;
+  refused: number;
+}
+
+/** Start, stop and the changes of a bridge's forwards and subscriptions: false when nothing changed. */
+export interface BridgeChanged {
+  changed: boolean;
+}
+
 export interface RuleAction {
   id: string;
   name: string;

@@ -11,6 +11,7 @@ import { type CommandGroup, type Context, usageLines } from "./command.ts";
 import { acl } from "./commands/acl.ts";
 import { admins } from "./commands/admins.ts";
 import { clientid, user } from "./commands/auth-entries.ts";
+import { bridges } from "./commands/bridges.ts";
 import { broker } from "./commands/broker.ts";
 import { clients } from "./commands/clients.ts";
 import { cluster } from "./commands/cluster.ts";
@@ -51,6 +52,7 @@ export const GROUPS: readonly CommandGroup[] = [
   data,
   log,
   trace,
+  bridges,
   rules,
   ruleActions,
   resources,

@@ -15,6 +15,8 @@ export const PRIORITY = {
   retainer: 300,
   delayed: 290,
   rules: 200,
+  /** Bridges forward what the features before them let through. */
+  bridges: 150,
   sys: 100,
   metrics: 50,
   default: 0,

@@ -12,6 +12,7 @@ import { alarmRoutes } from "./alarms.ts";
 import { appRoutes } from "./apps.ts";
 import { authEntryRoutes } from "./auth-entries.ts";
 import { bannedRoutes } from "./banned.ts";
+import { bridgeRoutes } from "./bridges.ts";
 import { catalogueRoute } from "./catalogue.ts";
 import { clientRoutes } from "./clients.ts";
 import { clusterRoutes } from "./cluster.ts";
@@ -73,5 +74,6 @@ export function buildV3(d: ApiDeps, version: string): { app: OpenAPIHono; table:
   aclRoutes(t, d);
   retainerRoutes(t, d);
   observabilityRoutes(t, d);
+  bridgeRoutes(t, d);
   return { app, table: t };
 }

@@ -50,6 +50,14 @@ export interface ParamSpec {
   schema?: Record<string, unknown>;
 }
 
+/** An optional parameter's descriptor. */
+export const optionalParam = (
+  type: ParamSpec["type"],
+  title: string,
+  description: string,
+  extra: Partial<ParamSpec> = {},
+): ParamSpec => ({ type, required: false, title, description, ...extra });
+
 /** Checks `params` against descriptors: the first problem in words, or null. */
 export function checkParams(
   specs: Readonly<Record<string, ParamSpec>>,

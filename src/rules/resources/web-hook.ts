@@ -9,16 +9,10 @@ import https from "node:https";
 import net from "node:net";
 import tls from "node:tls";
 import { parseDuration } from "../../config/values.ts";
-import type { ParamSpec } from "../engine/records.ts";
+import { optionalParam, type ParamSpec } from "../engine/records.ts";
 import type { ResourceInstance, ResourceTypeDef } from "./types.ts";
 
-const p = (type: ParamSpec["type"], title: string, description: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({
-  type,
-  required: false,
-  title,
-  description,
-  ...extra,
-});
+const p = optionalParam;
 
 export const WEB_HOOK_PARAMS: Record<string, ParamSpec> = {
   url: p("string", "Request URL", "The URL of the server that will receive the Webhook requests", {

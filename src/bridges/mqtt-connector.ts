@@ -1,0 +1,179 @@
+// The MQTT bridge's connection: an MQTT client (MQTT.js, loaded on the first connection) to the
+// remote broker, one client per connection attempt with MQTT.js's own reconnection off (the bridge
+// times reconnections and resends what was in flight). Forwarded messages keep their QoS, retain
+// flag and 5.0 properties; a 5.0 bridge adds the trace context as `traceparent`/`tracestate`
+// user properties. A QoS 1/2 message the remote refuses (5.0 reason code 0x80 or above) counts as
+// sent and is reported: sending it again would be refused again and hold the queue forever.
+
+import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import type { IClientOptions, IClientPublishOptions, MqttClient } from "mqtt";
+import type { MessageProps, QoS } from "../broker/types.ts";
+import type { BridgeConfig } from "./bridge-conf.ts";
+import type { Connector, ConnectorEvents, Outgoing } from "./connector.ts";
+
+const PROTOCOL_VERSION = { mqttv3: 3, mqttv4: 4, mqttv5: 5 } as const;
+
+export class MqttConnector implements Connector {
+  private client: MqttClient | undefined;
+  private events: ConnectorEvents | undefined;
+  private readonly subs = new Map<string, QoS>();
+
+  constructor(
+    private readonly cfg: BridgeConfig,
+    /** A refused message, reported once. */
+    private readonly onRefused: (topic: string, reason: string) => void,
+  ) {}
+
+  open(events: ConnectorEvents): void {
+    this.events = events;
+    import("mqtt").then(
+      (m) => this.connect(m.connect),
+      (err: Error) => events.down(`cannot load the MQTT client: ${err.message}`),
+    );
+  }
+
+  private connect(connect: (opts: IClientOptions) => MqttClient): void {
+    const events = this.events;
+    if (events === undefined) return; // closed meanwhile
+    const c = this.cfg;
+    const tls = c.tls;
+    const opts: IClientOptions & Record<string, unknown> = {
+      host: c.host,
+      port: c.port,
+      protocol: tls === undefined ? "mqtt" : "mqtts",
+      protocolVersion: PROTOCOL_VERSION[c.protoVer],
+      protocolId: c.protoVer === "mqttv3" ? "MQIsdp" : "MQTT",
+      clientId: c.clientId,
+      clean: c.cleanStart,
+      username: c.username,
+      password: c.password,
+      keepalive: Math.round(c.keepaliveMs / 1000),
+      reconnectPeriod: 0,
+      connectTimeout: 30_000,
+      queueQoSZero: false,
+      resubscribe: false,
+    };
+    if (tls !== undefined) {
+      const versions = tls.versions.toSorted();
+      Object.assign(opts, {
+        ca: tls.ca === undefined ? undefined : readFileSync(tls.ca),
+        cert: tls.cert === undefined ? undefined : readFileSync(tls.cert),
+        key: tls.key === undefined ? undefined : readFileSync(tls.key),
+        ciphers: tls.ciphers,
+        minVersion: versions[0],
+        maxVersion: versions.at(-1),
+        rejectUnauthorized: tls.verify,
+        servername: tls.serverName ?? (isIP(c.host) === 0 ? c.host : undefined),
+      });
+    }
+    const client = connect(opts);
+    this.client = client;
+    let up = false;
+    let lastError = "";
+    client.on("connect", () => {
+      if (this.client !== client) return;
+      up = true;
+      for (const [topic, qos] of this.subs) this.subscribeOn(client, topic, qos);
+      events.up();
+    });
+    client.on("error", (err) => {
+      lastError = err.message;
+    });
+    client.on("message", (topic, payload, packet) => {
+      if (this.client !== client) return;
+      const p = packet.properties;
+      const props: MessageProps | undefined =
+        p === undefined
+          ? undefined
+          : {
+              payloadFormatIndicator: p.payloadFormatIndicator,
+              messageExpiryInterval: p.messageExpiryInterval,
+              contentType: p.contentType,
+              responseTopic: p.responseTopic,
+              correlationData: p.correlationData,
+              userProperties: p.userProperties,
+            };
+      events.message(topic, payload, packet.qos, packet.retain, props);
+    });
+    client.on("close", () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      client.removeAllListeners();
+      client.on("error", () => {});
+      client.end(true);
+      events.down(up ? `connection lost${lastError ? `: ${lastError}` : ""}` : lastError || "connection refused");
+    });
+  }
+
+  send(batch: readonly Outgoing[], done: (err?: Error) => void): void {
+    const client = this.client;
+    if (client === undefined) {
+      done(new Error("not connected"));
+      return;
+    }
+    let left = batch.length;
+    let failed: Error | undefined;
+    const one = (o: Outgoing) => (err?: (Error & { code?: number }) | null) => {
+      if (err !== undefined && err !== null) {
+        if (typeof err.code === "number" && err.code >= 0x80) this.onRefused(o.topic, err.message);
+        else failed ??= err;
+      }
+      if (--left === 0) done(failed);
+    };
+    for (const o of batch) client.publish(o.topic, o.msg.payload, this.publishOptions(o), one(o));
+  }
+
+  private publishOptions(o: Outgoing): IClientPublishOptions {
+    const m = o.msg;
+    const opts: IClientPublishOptions = { qos: m.qos, retain: m.retain };
+    if (this.cfg.protoVer !== "mqttv5") return opts;
+    const p = m.properties;
+    const userProperties = o.trace === undefined ? p?.userProperties : { ...p?.userProperties, ...o.trace };
+    const remaining = m.expiresAt === 0 ? undefined : Math.max(1, Math.ceil((m.expiresAt - Date.now()) / 1000));
+    opts.properties = {
+      payloadFormatIndicator: p?.payloadFormatIndicator,
+      messageExpiryInterval: remaining,
+      contentType: p?.contentType,
+      responseTopic: p?.responseTopic,
+      correlationData: p?.correlationData,
+      userProperties,
+    };
+    return opts;
+  }
+
+  subscribe(topic: string, qos: QoS): void {
+    this.subs.set(topic, qos);
+    if (this.client?.connected) this.subscribeOn(this.client, topic, qos);
+  }
+
+  private subscribeOn(client: MqttClient, topic: string, qos: QoS): void {
+    client.subscribe(topic, { qos }, (err, granted) => {
+      const refused = granted?.find((g) => g.qos === 128);
+      if (err !== undefined && err !== null) this.onRefused(topic, `subscription failed: ${err.message}`);
+      else if (refused !== undefined) this.onRefused(topic, "subscription refused by the remote broker");
+    });
+  }
+
+  unsubscribe(topic: string): void {
+    this.subs.delete(topic);
+    if (this.client?.connected) this.client.unsubscribe(topic);
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.events = undefined;
+    if (client === undefined) return;
+    client.removeAllListeners();
+    client.on("error", () => {});
+    // A graceful DISCONNECT once what is in flight is acknowledged, or at once after 2 s.
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => client.end(true, {}, () => resolve()), 2000);
+      client.end(false, {}, () => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+  }
+}

@@ -18,6 +18,8 @@ import { jsonEncode } from "../rules/runtime/values.ts";
 import { Bridge, type BridgeEnv } from "./bridge.ts";
 import { type BridgeConfig, parseHostPort } from "./bridge-conf.ts";
 
+/** How long a health check waits for a connecting bridge. */
+const HEALTH_WAIT_MS = 5000;
 const PROTO_VERS: readonly string[] = ["mqttv3", "mqttv4", "mqttv5"];
 
 const p = optionalParam;
@@ -97,8 +99,9 @@ export class BridgeResource implements ResourceInstance {
     bridge.start();
   }
 
-  async healthCheck(): Promise<boolean> {
-    return this.bridge.status === "Running";
+  /** Running, or connected within the connect timeout. */
+  healthCheck(): Promise<boolean> {
+    return this.bridge.whenRunning(HEALTH_WAIT_MS);
   }
 
   stop(): Promise<void> {

@@ -76,6 +76,8 @@ export class Bridge {
   private readonly subs = new Map<string, QoS>();
   private readonly writer = new BufWriter(1024);
   private counts = { forwarded: 0, received: 0, refused: 0 };
+  /** Waiters of whenRunning(), told at every change of state. */
+  private waiters: (() => void)[] = [];
 
   constructor(
     readonly cfg: BridgeConfig,
@@ -91,6 +93,26 @@ export class Bridge {
 
   get status(): BridgeStatus {
     return this.state;
+  }
+
+  private setState(s: BridgeStatus): void {
+    this.state = s;
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Whether the bridge is Running, waiting at most `ms` for it while it is Connecting. */
+  async whenRunning(ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (this.state === "Connecting" && Date.now() < end) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, end - Date.now());
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    return this.state === "Running";
   }
 
   info(): BridgeInfo {
@@ -126,7 +148,7 @@ export class Bridge {
       segBytes: this.cfg.replayqSegBytes,
       maxTotalBytes: this.cfg.maxQueueBytes,
     });
-    this.state = "Connecting";
+    this.setState("Connecting");
     // Messages popped before a restart come back from the cache; send them again in order.
     this.connect();
     this.retryTimer = setInterval(() => this.checkStalled(), Math.min(this.cfg.retryMs, 1000));
@@ -138,7 +160,7 @@ export class Bridge {
   /** Stops the bridge; false when it was not started. The cache is kept for the next start. */
   async stop(): Promise<boolean> {
     if (this.state === "Stopped") return false;
-    this.state = "Stopped";
+    this.setState("Stopped");
     clearTimeout(this.reconnectTimer);
     clearInterval(this.retryTimer);
     const c = this.connector;
@@ -213,7 +235,7 @@ export class Bridge {
     c.open({
       up: () => {
         if (this.connector !== c) return;
-        this.state = "Running";
+        this.setState("Running");
         this.env.logger.info({ bridge: this.name, address: this.cfg.address }, "bridge connected");
         // What was in flight on the last connection goes first, in order.
         for (const b of this.batches) if (!b.done) this.send(b);
@@ -224,7 +246,7 @@ export class Bridge {
         this.connector = undefined;
         this.failInflight(new Error(reason));
         if (this.state === "Stopped") return;
-        this.state = "Connecting";
+        this.setState("Connecting");
         this.env.logger.warn(
           { bridge: this.name, address: this.cfg.address, reason, retryInMs: this.cfg.reconnectMs },
           "bridge disconnected",
@@ -331,7 +353,7 @@ export class Bridge {
     const c = this.connector;
     this.connector = undefined;
     this.failInflight(new Error("not acknowledged within retry_interval"));
-    this.state = "Connecting";
+    this.setState("Connecting");
     void c?.close().finally(() => {
       if (this.state !== "Stopped") this.connect();
     });

@@ -4,6 +4,8 @@
 // bridge (an MQTT client to a remote broker), a node name (`<name>@<host>`) an RPC bridge to a node
 // of this broker (forwarding only). Every problem is reported at once, naming file:line.
 
+import { readFileSync } from "node:fs";
+import { createSecureContext } from "node:tls";
 import { ConfigError } from "../config/config-error.ts";
 import { parseEntry } from "../config/parse-entry.ts";
 import type { AnyConfigValue, SchemaEntry } from "../config/schema-types.ts";
@@ -176,6 +178,17 @@ const TLS_VERSION: Readonly<Record<string, string>> = {
   tlsv1: "TLSv1",
 };
 
+/** Why OpenSSL refuses a bridge's TLS files or ciphers, or null. */
+export function tlsProblem(t: BridgeTls): string | null {
+  try {
+    const read = (f: string | undefined) => (f === undefined ? undefined : readFileSync(f));
+    createSecureContext({ ca: read(t.ca), cert: read(t.cert), key: read(t.key), ciphers: t.ciphers });
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** A topic filter a bridge may forward or subscribe to, or the reason it may not. */
 export function filterProblem(filter: string): string | null {
   if (!validateTopicFilter(filter, 0)) return `invalid topic filter ${JSON.stringify(filter)}`;
@@ -199,6 +212,16 @@ export function loadBridgeConf(dir: string, nodeName: string, cwd?: string): Bri
   for (const key of conf.values.keys()) names.add(key.split(".")[2]);
   const issues: string[] = [];
   const out = [...names].sort().map((name) => readBridge(conf, name, nodeName, issues, cwd));
+  // Two caches in one directory would overwrite each other's files.
+  const dirs = new Map<string, string>();
+  for (const b of out) {
+    if (b.replayqDir === undefined) continue;
+    const other = dirs.get(b.replayqDir);
+    const at = conf.values.get(`bridge.mqtt.${b.name}.queue.replayq_dir`)?.origin ?? BRIDGE_PLUGIN;
+    if (other !== undefined)
+      issues.push(`${at}: bridge.mqtt.${b.name}.queue.replayq_dir: the directory of bridge ${other} too`);
+    else dirs.set(b.replayqDir, b.name);
+  }
   if (issues.length > 0) throw new ConfigError(issues);
   return out;
 }
@@ -273,6 +296,10 @@ function readBridge(conf: PluginConf, name: string, node: string, issues: string
     : undefined;
   if (tls !== undefined && (tls.cert === undefined) !== (tls.key === undefined))
     problem(tls.cert === undefined ? "keyfile" : "certfile", "certfile and keyfile go together");
+  else if (tls !== undefined) {
+    const p = tlsProblem(tls);
+    if (p !== null) problem("ssl", `TLS settings refused: ${p}`);
+  }
 
   const clientId = withNode(
     get<string | undefined>("clientid") ?? get<string | undefined>("client_id") ?? `${node}_${name}`,

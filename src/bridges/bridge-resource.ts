@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { makeMessage, type QoS } from "../broker/types.ts";
 import { parseDuration, parseNodeName } from "../config/values.ts";
+import { validateTopicName } from "../mqtt/topic.ts";
 import type { ActionDef } from "../rules/actions/types.ts";
 import { ActionError } from "../rules/actions/types.ts";
 import { optionalParam, type ParamSpec } from "../rules/engine/records.ts";
@@ -16,7 +17,7 @@ import type { ResourceInstance, ResourceTypeDef } from "../rules/resources/types
 import { compileTemplate, type Template } from "../rules/runtime/placeholders.ts";
 import { jsonEncode } from "../rules/runtime/values.ts";
 import { Bridge, type BridgeEnv } from "./bridge.ts";
-import { type BridgeConfig, parseHostPort } from "./bridge-conf.ts";
+import { type BridgeConfig, parseHostPort, tlsProblem } from "./bridge-conf.ts";
 
 /** How long a health check waits for a connecting bridge. */
 const HEALTH_WAIT_MS = 5000;
@@ -109,8 +110,10 @@ export class BridgeResource implements ResourceInstance {
   }
 }
 
-function ms(v: unknown, dflt: string): number {
-  const r = parseDuration(typeof v === "string" && v !== "" ? v : dflt, "ms");
+/** A duration param: text such as `30s`, or a bare number of `bare` units. */
+function ms(v: unknown, dflt: string, bare: "ms" | "s" = "ms"): number {
+  const text = typeof v === "number" ? String(v) : typeof v === "string" && v !== "" ? v : dflt;
+  const r = parseDuration(text, bare);
   if (!r.ok) throw new Error(r.error);
   return r.value;
 }
@@ -142,7 +145,23 @@ export function resourceBridgeConfig(
   const withNode = (s: string) => s.replaceAll("${node}", d.nodeName);
   const clientid = withNode(str(c.clientid, "client"));
   const ssl = on(c.ssl);
+  const mountpoint = withNode(str(c.mountpoint));
+  if (mountpoint !== "" && !validateTopicName(`${mountpoint}x`, 0))
+    throw new Error(`mountpoint: invalid topic prefix ${JSON.stringify(mountpoint)}`);
   const file = (v: unknown) => (str(v) === "" ? undefined : str(v));
+  const tls: BridgeConfig["tls"] = ssl
+    ? {
+        ca: file(c.cacertfile),
+        cert: file(c.certfile),
+        key: file(c.keyfile),
+        ciphers: file(c.ciphers),
+        versions: ["TLSv1.2", "TLSv1.3"],
+        verify: c.verify === true,
+        serverName: file(c.server_name_indication),
+      }
+    : undefined;
+  const problem = tls === undefined ? null : tlsProblem(tls);
+  if (problem !== null) throw new Error(`TLS settings refused: ${problem}`);
   const batch = typeof c.batch_size === "number" && c.batch_size > 0 ? Math.floor(c.batch_size) : 32;
   return {
     name: id,
@@ -155,20 +174,10 @@ export function resourceBridgeConfig(
     cleanStart: true,
     username: file(c.username),
     password: file(c.password),
-    tls: ssl
-      ? {
-          ca: file(c.cacertfile),
-          cert: file(c.certfile),
-          key: file(c.keyfile),
-          ciphers: file(c.ciphers),
-          versions: ["TLSv1.2", "TLSv1.3"],
-          verify: c.verify === true,
-          serverName: file(c.server_name_indication),
-        }
-      : undefined,
-    keepaliveMs: ms(c.keepalive, "60s"),
+    tls,
+    keepaliveMs: ms(c.keepalive, "60s", "s"),
     forwards: [],
-    mountpoint: withNode(str(c.mountpoint)),
+    mountpoint,
     subscriptions: [],
     reconnectMs: Math.max(100, ms(c.reconnect_interval, "30s")),
     retryMs: Math.max(100, ms(c.retry_interval, "20s")),
@@ -248,7 +257,7 @@ export const dataToMqttBrokerAction: ActionDef = {
       const qos = typeof event.qos === "number" ? (event.qos as QoS) : 0;
       const flags = event.flags as { retain?: boolean } | undefined;
       const to = topic === undefined ? String(event.topic ?? "") : topic(data);
-      if (to === "") throw new ActionError("no topic to forward to");
+      if (!validateTopicName(to, 0)) throw new ActionError(`cannot forward to topic ${JSON.stringify(to)}`);
       const msg = makeMessage({
         topic: to,
         payload: Buffer.from(payload(data)),

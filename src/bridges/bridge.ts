@@ -75,7 +75,12 @@ export class Bridge {
   private readonly forwards: string[];
   private readonly subs = new Map<string, QoS>();
   private readonly writer = new BufWriter(1024);
-  private counts = { forwarded: 0, received: 0, refused: 0 };
+  /** `dropped`: records unreadable or expired when taken from the cache (the cache counts its own). */
+  private counts = { forwarded: 0, received: 0, refused: 0, dropped: 0 };
+  private disposed = false;
+  private lastErrorLog = 0;
+  /** Connections made: a reconnection scheduled for an older one does not run. */
+  private generation = 0;
   /** Waiters of whenRunning(), told at every change of state. */
   private waiters: (() => void)[] = [];
 
@@ -127,8 +132,10 @@ export class Bridge {
       subscriptions: this.subscriptions(),
       queued: this.queue?.count ?? 0,
       inflight,
-      ...this.counts,
-      dropped: this.queue?.dropped ?? 0,
+      forwarded: this.counts.forwarded,
+      received: this.counts.received,
+      refused: this.counts.refused,
+      dropped: (this.queue?.dropped ?? 0) + this.counts.dropped,
     };
   }
 
@@ -142,7 +149,7 @@ export class Bridge {
 
   /** Starts the bridge; false when it was started already. */
   start(): boolean {
-    if (this.state !== "Stopped") return false;
+    if (this.state !== "Stopped" || this.disposed) return false;
     this.queue ??= ReplayQueue.open({
       dir: this.cfg.replayqDir,
       segBytes: this.cfg.replayqSegBytes,
@@ -173,9 +180,11 @@ export class Bridge {
 
   /** Stops and closes the cache (plugin unload, node stop). */
   async dispose(): Promise<void> {
+    this.disposed = true;
     await this.stop();
     this.queue?.close();
     this.queue = undefined;
+    this.batches = [];
   }
 
   /** Whether a local message is one this bridge forwards. */
@@ -199,6 +208,15 @@ export class Bridge {
     (this.queue as ReplayQueue).append(Buffer.from(w.view()));
     this.schedulePump();
     return true;
+  }
+
+  /** A message the cache could not take (disk full, no descriptor): counted, logged at most every 10 s. */
+  dropOnError(err: unknown): void {
+    this.counts.dropped++;
+    const now = Date.now();
+    if (now - this.lastErrorLog < 10_000) return;
+    this.lastErrorLog = now;
+    this.env.logger.error({ err, bridge: this.name }, "bridge cache failed, message dropped");
   }
 
   addForward(filter: string): boolean {
@@ -229,6 +247,7 @@ export class Bridge {
   }
 
   private connect(): void {
+    this.generation++;
     const c = this.env.connector(this.cfg, (topic, reason) => this.refused(topic, reason));
     for (const [topic, qos] of this.subs) c.subscribe(topic, qos);
     this.connector = c;
@@ -287,14 +306,32 @@ export class Bridge {
     while (this.state === "Running" && q !== undefined && this.batches.length < this.cfg.maxInflightBatches) {
       const popped = q.pop(this.cfg.batchCount, this.cfg.batchBytes);
       if (popped === null) return;
-      const items = popped.items.map((bytes) => this.outgoing(decodeMessage(new BufReader(bytes))));
-      const batch: Batch = { ackRef: popped.ackRef, items, sentAt: 0, done: false, spans: undefined };
+      const items: Outgoing[] = [];
+      for (const bytes of popped.items) {
+        const o = this.outgoing(bytes);
+        if (o !== undefined) items.push(o);
+      }
+      const batch: Batch = { ackRef: popped.ackRef, items, sentAt: 0, done: items.length === 0, spans: undefined };
       this.batches.push(batch);
-      this.send(batch);
+      if (batch.done) this.ackDone();
+      else this.send(batch);
     }
   }
 
-  private outgoing(msg: Message): Outgoing {
+  /** A cached record as a message to send; undefined (dropped) when unreadable or expired. */
+  private outgoing(bytes: Buffer): Outgoing | undefined {
+    let msg: Message;
+    try {
+      msg = decodeMessage(new BufReader(bytes));
+    } catch (err) {
+      this.counts.dropped++;
+      this.env.logger.warn({ err, bridge: this.name }, "bridge cache record unreadable, dropped");
+      return undefined;
+    }
+    if (msg.expiresAt !== 0 && msg.expiresAt <= Date.now()) {
+      this.counts.dropped++;
+      return undefined;
+    }
     const topic = this.cfg.mountpoint === "" ? msg.topic : `${this.cfg.mountpoint}${msg.topic}`;
     return { msg, topic };
   }
@@ -314,7 +351,9 @@ export class Bridge {
     c.send(batch.items, (err) => {
       if (this.connector !== c || batch.done) return;
       this.endSpans(batch, err);
-      if (err !== undefined) return; // the connection's down() resends it
+      // Sent again on the next connection: the lost one's down() comes, or, on a connection that
+      // stays up (a 5.0 reason code worth another try), the stall check reconnects.
+      if (err !== undefined) return;
       batch.done = true;
       this.counts.forwarded += batch.items.length;
       this.ackDone();
@@ -354,8 +393,10 @@ export class Bridge {
     this.connector = undefined;
     this.failInflight(new Error("not acknowledged within retry_interval"));
     this.setState("Connecting");
+    const generation = this.generation;
     void c?.close().finally(() => {
-      if (this.state !== "Stopped") this.connect();
+      // Not when a stop (and maybe a start) came meanwhile: that start connected already.
+      if (this.state === "Connecting" && this.connector === undefined && this.generation === generation) this.connect();
     });
   }
 }

@@ -67,7 +67,7 @@ export class Bridges implements Plugin {
       }
       return null;
     });
-    if (this.loaded) for (const b of this.bridges.values()) if (b.cfg.autoStart) b.start();
+    if (this.loaded) this.startAuto();
   }
 
   load(): void {
@@ -76,14 +76,27 @@ export class Bridges implements Plugin {
     this.deps.broker.hooks.add("message.publish", (msg: Message) => this.offer(msg), PRIORITY.bridges, OWNER);
     this.loaded = true;
     // RPC bridges need the cluster calls; before useRpc() the auto bridges wait for it.
-    if (this.rpc !== undefined) for (const b of this.bridges.values()) if (b.cfg.autoStart) b.start();
+    if (this.rpc !== undefined) this.startAuto();
+  }
+
+  /** Starts the `start_type = auto` bridges; one that cannot (its cache) is logged and stays Stopped. */
+  private startAuto(): void {
+    for (const b of this.bridges.values()) {
+      if (!b.cfg.autoStart) continue;
+      try {
+        b.start();
+      } catch (err) {
+        this.env.logger.error({ err, bridge: b.name }, "bridge cannot start");
+      }
+    }
   }
 
   async unload(): Promise<void> {
     this.loaded = false;
     this.deps.broker.hooks.removeOwner(OWNER);
-    await Promise.all([...this.bridges.values()].map((b) => b.dispose()));
+    const all = [...this.bridges.values()];
     this.bridges.clear();
+    await Promise.all(all.map((b) => b.dispose()));
   }
 
   list(): Bridge[] {
@@ -95,7 +108,14 @@ export class Bridges implements Plugin {
   }
 
   private offer(msg: Message): undefined {
-    for (const b of this.bridges.values()) b.offer(msg);
+    for (const b of this.bridges.values()) {
+      try {
+        b.offer(msg);
+      } catch (err) {
+        // The cache failed (disk full, no descriptor): this bridge loses the message, the others not.
+        b.dropOnError(err);
+      }
+    }
     return undefined;
   }
 

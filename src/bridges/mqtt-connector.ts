@@ -2,8 +2,9 @@
 // remote broker, one client per connection attempt with MQTT.js's own reconnection off (the bridge
 // times reconnections and resends what was in flight). Forwarded messages keep their QoS, retain
 // flag and 5.0 properties; a 5.0 bridge adds the trace context as `traceparent`/`tracestate`
-// user properties. A QoS 1/2 message the remote refuses (5.0 reason code 0x80 or above) counts as
-// sent and is reported: sending it again would be refused again and hold the queue forever.
+// user properties. A QoS 1/2 message the remote refuses for good (5.0 reason code 0x87, 0x90, 0x95
+// or 0x99: not authorized, invalid topic, too large) counts as sent and is reported: sending it
+// again would be refused again and hold the queue forever.
 
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
@@ -13,6 +14,13 @@ import type { BridgeConfig } from "./bridge-conf.ts";
 import type { Connector, ConnectorEvents, Outgoing } from "./connector.ts";
 
 const PROTOCOL_VERSION = { mqttv3: 3, mqttv4: 4, mqttv5: 5 } as const;
+
+/**
+ * 5.0 PUBACK/PUBREC reason codes that sending again cannot change (not authorized, topic name
+ * invalid, packet too large, payload format invalid): the message counts as sent and refused.
+ * Any other failure (0x80 unspecified, 0x97 quota exceeded...) is sent again.
+ */
+const PERMANENT = new Set([0x87, 0x90, 0x95, 0x99]);
 
 export class MqttConnector implements Connector {
   private client: MqttClient | undefined;
@@ -28,7 +36,17 @@ export class MqttConnector implements Connector {
   open(events: ConnectorEvents): void {
     this.events = events;
     import("mqtt").then(
-      (m) => this.connect(m.connect),
+      (m) => {
+        try {
+          this.connect(m.connect);
+        } catch (err) {
+          // A TLS file that went missing, a cipher list or PEM that OpenSSL refuses.
+          if (this.events === events) {
+            this.events = undefined;
+            events.down((err as Error).message);
+          }
+        }
+      },
       (err: Error) => events.down(`cannot load the MQTT client: ${err.message}`),
     );
   }
@@ -99,8 +117,6 @@ export class MqttConnector implements Connector {
     client.on("close", () => {
       if (this.client !== client) return;
       this.client = undefined;
-      client.removeAllListeners();
-      client.on("error", () => {});
       client.end(true);
       events.down(up ? `connection lost${lastError ? `: ${lastError}` : ""}` : lastError || "connection refused");
     });
@@ -116,7 +132,7 @@ export class MqttConnector implements Connector {
     let failed: Error | undefined;
     const one = (o: Outgoing) => (err?: (Error & { code?: number }) | null) => {
       if (err !== undefined && err !== null) {
-        if (typeof err.code === "number" && err.code >= 0x80) this.onRefused(o.topic, err.message);
+        if (typeof err.code === "number" && PERMANENT.has(err.code)) this.onRefused(o.topic, err.message);
         else failed ??= err;
       }
       if (--left === 0) done(failed);
@@ -148,7 +164,8 @@ export class MqttConnector implements Connector {
   }
 
   private subscribeOn(client: MqttClient, topic: string, qos: QoS): void {
-    client.subscribe(topic, { qos }, (err, granted) => {
+    // 5.0: No Local, so that what the bridge forwards does not come back through its subscriptions.
+    client.subscribe(topic, { qos, nl: this.cfg.protoVer === "mqttv5" }, (err, granted) => {
       const refused = granted?.find((g) => g.qos === 128);
       if (err !== undefined && err !== null) this.onRefused(topic, `subscription failed: ${err.message}`);
       else if (refused !== undefined) this.onRefused(topic, "subscription refused by the remote broker");
@@ -160,20 +177,12 @@ export class MqttConnector implements Connector {
     if (this.client?.connected) this.client.unsubscribe(topic);
   }
 
+  /** Ends the connection at once: what is in flight is sent again on the next one anyway. */
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
     this.events = undefined;
     if (client === undefined) return;
-    client.removeAllListeners();
-    client.on("error", () => {});
-    // A graceful DISCONNECT once what is in flight is acknowledged, or at once after 2 s.
-    await new Promise<void>((resolve) => {
-      const force = setTimeout(() => client.end(true, {}, () => resolve()), 2000);
-      client.end(false, {}, () => {
-        clearTimeout(force);
-        resolve();
-      });
-    });
+    await new Promise<void>((resolve) => client.end(true, {}, () => resolve()));
   }
 }

@@ -11,7 +11,7 @@ export type { BridgeInfo, BridgeSubscription };
 
 export type BridgeOutcome =
   | { ok: true; changed: boolean }
-  | { ok: false; error: "not_found" | "bad_filter" | "bad_qos" | "not_mqtt"; message: string };
+  | { ok: false; error: "not_found" | "bad_filter" | "bad_qos" | "not_mqtt" | "start_failed"; message: string };
 
 const fail = (error: Exclude<BridgeOutcome, { ok: true }>["error"], message: string): BridgeOutcome => ({
   ok: false,
@@ -36,7 +36,12 @@ export class BridgeService {
   /** `changed: false` when it was running already. */
   start(name: string): BridgeOutcome {
     const b = this.bridge(name);
-    return b === undefined ? notFound(name) : { ok: true, changed: b.start() };
+    if (b === undefined) return notFound(name);
+    try {
+      return { ok: true, changed: b.start() };
+    } catch (err) {
+      return fail("start_failed", `bridge ${name} cannot start: ${(err as Error).message}`);
+    }
   }
 
   /** `changed: false` when it was stopped already. */

@@ -93,6 +93,8 @@ describe("bridges over TLS and as a rule resource", () => {
 
   it("a bridge_mqtt resource and a rule's data_to_mqtt_broker action", async () => {
     const rules = node.services.rules;
+    const farConnections = () => far.broker.sessions.connectedCount;
+    const baseline = farConnections();
     const res = await rules.createResource({
       type: "bridge_mqtt",
       config: {
@@ -121,6 +123,10 @@ describe("bridges over TLS and as a rule resource", () => {
     await expect(rules.createResource({ type: "bridge_mqtt", config: { address: "nowhere" } })).rejects.toThrow(
       /address must be host:port/,
     );
-    await rules.deleteResource(id).catch(() => {});
+    // Deleting the resource stops its bridge: its one connection at the far node ends (a create
+    // and the store's echo of it start the resource once at a time, never two bridges at once).
+    await rules.deleteRule((await rules.listRules())[0].id);
+    await rules.deleteResource(id);
+    await waitUntil(() => farConnections() === baseline, "the resource's connection closed");
   }, 30_000);
 });

@@ -302,6 +302,9 @@ describe("MQTT bridge between two svc nodes", () => {
         "bridge.mqtt.b.forwards = ok/#,bad/#/x",
         "bridge.mqtt.b.subscription.1.qos = 1",
         "bridge.mqtt.b.colour = blue",
+        "bridge.mqtt.c.address = 127.0.0.1:8883",
+        "bridge.mqtt.c.ssl = on",
+        "bridge.mqtt.c.ciphers = NO-SUCH-CIPHER",
         "",
       ].join("\n"),
     );
@@ -319,6 +322,7 @@ describe("MQTT bridge between two svc nodes", () => {
     expect(err2?.message).toContain(`${file}:2: bridge.mqtt.a.mountpoint: requires forwards`);
     expect(err2?.message).toContain(`${file}:4: bridge.mqtt.b.forwards: invalid topic filter "bad/#/x"`);
     expect(err2?.message).toContain(`${file}:5: bridge.mqtt.b.subscription.1.topic: required`);
+    expect(err2?.message).toMatch(/:7: bridge\.mqtt\.c\.ssl: TLS settings refused: .*cipher/);
     expect(node.plugins.isActive("svc_bridge_mqtt")).toBe(false);
   });
 });

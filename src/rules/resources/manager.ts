@@ -26,6 +26,7 @@ export const alarmName = (id: string): string => `resource_down:${id}`;
 export class ResourceManager {
   private readonly running = new Map<string, Running>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly chains = new Map<string, Promise<void>>();
   alarms: AlarmSink | undefined;
 
   constructor(
@@ -49,9 +50,30 @@ export class ResourceManager {
     return this.running.get(id)?.alive;
   }
 
+  /**
+   * Runs the starts and stops of one resource one after another: a start that overlapped another
+   * (a create and the store's change of it) would otherwise replace an instance nobody stops.
+   */
+  private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const next = (this.chains.get(id) ?? Promise.resolve()).then(fn);
+    const tail = next.then(
+      () => {},
+      () => {},
+    );
+    this.chains.set(id, tail);
+    void tail.then(() => {
+      if (this.chains.get(id) === tail) this.chains.delete(id);
+    });
+    return next;
+  }
+
   /** (Re)starts the instance of `r` and checks it once. */
-  async start1(r: StoredResource): Promise<boolean> {
-    await this.remove(r.id, false);
+  start1(r: StoredResource): Promise<boolean> {
+    return this.serial(r.id, () => this.startNow(r));
+  }
+
+  private async startNow(r: StoredResource): Promise<boolean> {
+    await this.removeNow(r.id, false);
     const t = this.types.get(r.type);
     if (t === undefined) {
       this.logger.warn({ resource: r.id, type: r.type }, "resource of an unknown type, not started");
@@ -69,7 +91,11 @@ export class ResourceManager {
   }
 
   /** Stops the instance of `id` (a deleted resource also has its alarm cleared). */
-  async remove(id: string, clearAlarm = true): Promise<void> {
+  remove(id: string, clearAlarm = true): Promise<void> {
+    return this.serial(id, () => this.removeNow(id, clearAlarm));
+  }
+
+  private async removeNow(id: string, clearAlarm: boolean): Promise<void> {
     const r = this.running.get(id);
     if (r === undefined) return;
     this.running.delete(id);

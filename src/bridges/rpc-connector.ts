@@ -1,7 +1,8 @@
 // The RPC bridge's connection: forwarding only, to another node of this broker over the cluster's
-// inter-node link. The bridge is up while its node is running in the cluster; a batch is one call
-// (`bridge.publish`) that the node answers once it has published every message (routed through
-// its cluster as a client's PUBLISH would be). A failed call takes the connection as lost.
+// inter-node link. The bridge is up while its node is running in the cluster (Connecting until it
+// is); a batch is one call (`bridge.publish`) that the node answers once it has published every
+// message (routed through its cluster as a client's PUBLISH would be). A failed call, or the node
+// leaving the cluster, takes the connection as lost.
 
 import type { Message, QoS } from "../broker/types.ts";
 import { fromWire, toWire, type WireMessage } from "../cluster/message-wire.ts";
@@ -31,24 +32,28 @@ export class RpcConnector implements Connector {
 
   constructor(
     private readonly cfg: BridgeConfig,
-    /** The cluster calls; undefined while the node is starting (the connection then fails). */
+    /** The cluster calls; undefined while the node is starting (the connection then waits). */
     private readonly rpcOf: () => RpcPort | undefined,
   ) {}
 
+  /**
+   * Up once the node runs in the cluster (checked now and every WATCH_MS: a bridge started with
+   * the node waits for the cluster to form, not for a reconnect interval), down once it leaves.
+   */
   open(events: ConnectorEvents): void {
     this.events = events;
-    queueMicrotask(() => {
+    let up = false;
+    const check = () => {
       if (this.events !== events) return;
-      if (!this.running()) {
-        this.lost(events, `node ${this.cfg.address} is not running in this cluster`);
-        return;
-      }
-      events.up();
-      this.watch = setInterval(() => {
-        if (!this.running()) this.lost(events, `node ${this.cfg.address} left the cluster`);
-      }, WATCH_MS);
-      this.watch.unref();
-    });
+      const running = this.running();
+      if (running && !up) {
+        up = true;
+        events.up();
+      } else if (!running && up) this.lost(events, `node ${this.cfg.address} left the cluster`);
+    };
+    this.watch = setInterval(check, WATCH_MS);
+    this.watch.unref();
+    queueMicrotask(check);
   }
 
   private running(): boolean {

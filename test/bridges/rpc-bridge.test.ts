@@ -46,12 +46,19 @@ describeEtcd("RPC bridge between two nodes of a cluster", provider, (etcdProvide
         "bridge.mqtt.emqx.mountpoint = bridge/emqx/${node}/",
         "bridge.mqtt.emqx.reconnect_interval = 200ms",
         "bridge.mqtt.emqx.start_type = auto",
+        // Started before r2 exists, with the default reconnect interval (30 s): it waits for r2
+        // to join rather than for a reconnection.
+        "bridge.mqtt.early.address = r2@127.0.0.1",
+        "bridge.mqtt.early.forwards = early/#",
+        "bridge.mqtt.early.start_type = auto",
         "",
       ].join("\n"),
     );
-    nodes.push(await startNode("r1"), await startNode("r2"));
-    await waitUntil(() => nodes.every((n) => (n.cluster?.runningNodes().length ?? 0) === 2), "membership", 10_000);
+    nodes.push(await startNode("r1"));
     await nodes[0].plugins.load("svc_bridge_mqtt");
+    expect(nodes[0].services.bridges.get("early")?.status).toBe("Connecting");
+    nodes.push(await startNode("r2"));
+    await waitUntil(() => nodes.every((n) => (n.cluster?.runningNodes().length ?? 0) === 2), "membership", 10_000);
   }, 30_000);
 
   afterAll(async () => {
@@ -64,6 +71,7 @@ describeEtcd("RPC bridge between two nodes of a cluster", provider, (etcdProvide
   it("forwards under the mountpoint to the node, which publishes it to the whole cluster", async () => {
     const [r1, r2] = nodes;
     await waitUntil(() => r1.services.bridges.get("emqx")?.status === "Running", "bridge running");
+    await waitUntil(() => r1.services.bridges.get("early")?.status === "Running", "early bridge running");
     expect(r1.services.bridges.get("emqx")?.kind).toBe("rpc");
     const sub = await mqtt.connectAsync(r2.url, { clientId: "rpc-sub", reconnectPeriod: 0 });
     clients.push(sub);

@@ -27,6 +27,7 @@ export interface BridgeTls {
   cert?: string;
   key?: string;
   ciphers?: string;
+  /** The configuration's names (`tlsv1.2`...), as listeners take them. */
   versions: string[];
   verify: boolean;
   serverName?: string;
@@ -171,13 +172,6 @@ export const BRIDGE_CONF_SCHEMA: PluginConfSchema = {
   },
 };
 
-const TLS_VERSION: Readonly<Record<string, string>> = {
-  "tlsv1.3": "TLSv1.3",
-  "tlsv1.2": "TLSv1.2",
-  "tlsv1.1": "TLSv1.1",
-  tlsv1: "TLSv1",
-};
-
 /** Why OpenSSL refuses a bridge's TLS files or ciphers, or null. */
 export function tlsProblem(t: BridgeTls): string | null {
   try {
@@ -289,7 +283,7 @@ function readBridge(conf: PluginConf, name: string, node: string, issues: string
         cert: get("certfile"),
         key: get("keyfile"),
         ciphers: get("ciphers"),
-        versions: get<string[]>("tls_versions").map((v) => TLS_VERSION[v]),
+        versions: get<string[]>("tls_versions"),
         verify: get("verify"),
         serverName: get("server_name_indication"),
       }

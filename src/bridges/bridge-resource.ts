@@ -148,16 +148,17 @@ export function resourceBridgeConfig(
   const mountpoint = withNode(str(c.mountpoint));
   if (mountpoint !== "" && !validateTopicName(`${mountpoint}x`, 0))
     throw new Error(`mountpoint: invalid topic prefix ${JSON.stringify(mountpoint)}`);
-  const file = (v: unknown) => (str(v) === "" ? undefined : str(v));
+  /** A text param, undefined when empty. */
+  const opt = (v: unknown) => (str(v) === "" ? undefined : str(v));
   const tls: BridgeConfig["tls"] = ssl
     ? {
-        ca: file(c.cacertfile),
-        cert: file(c.certfile),
-        key: file(c.keyfile),
-        ciphers: file(c.ciphers),
-        versions: ["TLSv1.2", "TLSv1.3"],
+        ca: opt(c.cacertfile),
+        cert: opt(c.certfile),
+        key: opt(c.keyfile),
+        ciphers: opt(c.ciphers),
+        versions: ["tlsv1.2", "tlsv1.3"],
         verify: c.verify === true,
-        serverName: file(c.server_name_indication),
+        serverName: opt(c.server_name_indication),
       }
     : undefined;
   const problem = tls === undefined ? null : tlsProblem(tls);
@@ -172,8 +173,8 @@ export function resourceBridgeConfig(
     protoVer,
     clientId: c.append === false ? clientid : `${clientid}_${Math.random().toString(16).slice(2, 10)}`,
     cleanStart: true,
-    username: file(c.username),
-    password: file(c.password),
+    username: opt(c.username),
+    password: opt(c.password),
     tls,
     keepaliveMs: ms(c.keepalive, "60s", "s"),
     forwards: [],

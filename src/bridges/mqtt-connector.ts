@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { IClientOptions, IClientPublishOptions, MqttClient } from "mqtt";
 import type { MessageProps, QoS } from "../broker/types.ts";
+import { versionRange } from "../listeners/tls-options.ts";
 import type { BridgeConfig } from "./bridge-conf.ts";
 import type { Connector, ConnectorEvents, Outgoing } from "./connector.ts";
 
@@ -73,14 +74,12 @@ export class MqttConnector implements Connector {
       resubscribe: false,
     };
     if (tls !== undefined) {
-      const versions = tls.versions.toSorted();
       Object.assign(opts, {
         ca: tls.ca === undefined ? undefined : readFileSync(tls.ca),
         cert: tls.cert === undefined ? undefined : readFileSync(tls.cert),
         key: tls.key === undefined ? undefined : readFileSync(tls.key),
         ciphers: tls.ciphers,
-        minVersion: versions[0],
-        maxVersion: versions.at(-1),
+        ...versionRange(tls.versions),
         rejectUnauthorized: tls.verify,
         servername: tls.serverName ?? (isIP(c.host) === 0 ? c.host : undefined),
       });

@@ -136,11 +136,19 @@ async function runPub({ startAt, until }) {
 async function runLat({ startAt, until }) {
   const [sub] = clients;
   const [pub] = publishers;
-  const samples = new Float64Array(Math.ceil(((until - startAt + job.warmupMs) / 1000) * job.rate * 1.5) + 1024);
+  const size = Math.ceil(((until - startAt) / 1000) * job.rate * 1.5) + 1024;
+  const samples = new Float64Array(size);
   let n = 0;
+  // The cold window: as long as the measured one, from coldSkipMs after the flow starts.
+  const cold = new Float64Array(size);
+  let nc = 0;
   const from = performance.now() + (startAt - Date.now()); // samples sent before startAt are warm-up
+  const coldFrom = from - job.warmupMs + job.coldSkipMs;
+  const coldUntil = Math.min(from, coldFrom + (until - startAt));
   sub.onLatency = (ts) => {
-    if (ts >= from && n < samples.length) samples[n++] = performance.now() - ts;
+    if (ts >= from) {
+      if (n < samples.length) samples[n++] = performance.now() - ts;
+    } else if (ts >= coldFrom && ts < coldUntil && nc < cold.length) cold[nc++] = performance.now() - ts;
   };
   const meter = cpuMeter();
   await sleepUntil(startAt - job.warmupMs);
@@ -165,6 +173,8 @@ async function runLat({ startAt, until }) {
   }
   const lat = samples.subarray(0, n).sort();
   const pct = (q) => (n === 0 ? null : lat[Math.min(n - 1, Math.floor(q * n))]);
+  const clat = cold.subarray(0, nc).sort();
+  const cpct = (q) => (nc === 0 ? null : clat[Math.min(nc - 1, Math.floor(q * nc))]);
   return {
     sent: r.sent,
     unacked: r.unacked,
@@ -176,6 +186,7 @@ async function runLat({ startAt, until }) {
     p99: pct(0.99),
     p999: pct(0.999),
     max: n === 0 ? null : lat[n - 1],
+    cold: { samples: nc, p50: cpct(0.5), p99: cpct(0.99), p999: cpct(0.999) },
     ...meter.value,
   };
 }

@@ -10,6 +10,7 @@ export const LEGEND = [
   "machine-bound: the broker used less than 90% of a core while broker and load generators together used more than 90% of all cores.",
   "FAILED: a QoS 1/2 message was lost, or any message duplicated, or a publish left unacknowledged, or a connection refused; such a run gives no figure.",
   "Deliveries/s: PUBLISH packets received by all subscribers per second of the measured window. QoS 0 losses (a broker may drop QoS 0 under overload) are in the JSON lines.",
+  "latency: end-to-end, publisher to subscriber, at steady state (after the warm-up named below; the ratio compares these p99s); in brackets, cold: the same figures over the first seconds of the flow on the freshly started broker.",
 ];
 
 export const CLUSTER_LEGEND =
@@ -49,7 +50,12 @@ function metricLabel(r) {
 }
 
 function fmtValue(r) {
-  if (r.kind === "latency") return [r.p50, r.p99, r.p999].map((x) => (x == null ? "-" : x.toFixed(2))).join(" / ");
+  if (r.kind === "latency") {
+    const steady = [r.p50, r.p99, r.p999].map(ms).join(" / ");
+    return r.cold_p99 === undefined
+      ? steady
+      : `${steady} (cold ${[r.cold_p50, r.cold_p99, r.cold_p999].map(ms).join(" / ")})`;
+  }
   if (r.kind === "memory") return `${(r.value / 1024).toFixed(1)} KB (RSS ${Math.round(r.rss_after / 2 ** 20)} MB)`;
   if (r.kind === "cluster" && r.single_node?.value > 0) {
     const x = r.value / r.single_node.value;
@@ -57,6 +63,8 @@ function fmtValue(r) {
   }
   return Math.round(r.value).toLocaleString("en");
 }
+
+const ms = (x) => (x == null ? "-" : x.toFixed(2));
 
 export function cell(r) {
   if (!r) return "";

@@ -31,7 +31,15 @@ import {
 import { ALL_PEERS, brokerVersions, mosquittoPath, RULES_PEERS, startBroker, TRACING_PEERS } from "./peers/brokers.js";
 import { canRaiseNofile, hardNofile, installCleanup, removeDir, rssBytes, tempDir } from "./procs.js";
 import { renderReport } from "./report.js";
-import { allScenarios, CLUSTER_SHAPES, describe, flowPlan, SCENARIO_KEYS } from "./scenarios.js";
+import {
+  allScenarios,
+  CLUSTER_SHAPES,
+  describe,
+  flowPlan,
+  LATENCY_COLD_SKIP_MS,
+  LATENCY_WARMUP_MS,
+  SCENARIO_KEYS,
+} from "./scenarios.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -148,7 +156,7 @@ const SETTINGS = [
         `Cluster scenario (svc only): etcd (binary from PATH, one member on 127.0.0.1, --heartbeat-interval 10 --election-timeout 50, data on /dev/shm); two svc nodes ${NODE_NAMES.join(" and ")} with the settings above plus cluster.discovery = etcd, cluster.etcd.node_ttl = 15s, rpc.tcp_server_port = 0 (inter-node link on loopback); the ${clusterShape} flow with its publishers on node 1 and its subscribers on node 2, started once a probe message crossed from node 1 to node 2 on every filter; ratio: deliveries/s of the 2 nodes over deliveries/s of one svc node running the same flow in the same run (both nodes and the load generators share the machine's cores).`,
       ]
     : []),
-  `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, 500 ms warm-up not counted; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}), source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK (rss_connected in the JSON lines: at the last CONNACK).`,
+  `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, measured after ${LATENCY_WARMUP_MS / 1000} s of the flow (steady state), "cold": the same percentiles over the first ${durationS} s of the flow (from ${LATENCY_COLD_SKIP_MS} ms on) on the freshly started broker; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}), source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK (rss_connected in the JSON lines: at the last CONNACK).`,
 ];
 
 /** Fields of a flow result kept for the single-node baseline of the cluster scenario. */
@@ -253,7 +261,7 @@ async function runCluster(s, workers, live) {
 async function runLatency(s, broker, workers) {
   const w = startWorker("lat");
   workers.push(w);
-  const warmupMs = 500;
+  const warmupMs = LATENCY_WARMUP_MS;
   await setupAll(
     [w],
     [
@@ -267,6 +275,7 @@ async function runLatency(s, broker, workers) {
         topic: "bench/lat",
         rate: s.rate,
         warmupMs,
+        coldSkipMs: LATENCY_COLD_SKIP_MS,
       },
     ],
   );
@@ -276,7 +285,7 @@ async function runLatency(s, broker, workers) {
   at(startAt, () => bcpu.start());
   at(until, () => bcpu.stop());
   w.send({ cmd: "start", startAt, until });
-  const r = await w.next(duration + 30000, "latency result");
+  const r = await w.next(warmupMs + duration + 30000, "latency result");
   const lost = Math.max(0, r.sent - r.uniq);
   const failed = r.dups > 0 || r.foreign > 0 || (s.qos > 0 && (lost > 0 || r.unacked > 0));
   return {
@@ -289,6 +298,11 @@ async function runLatency(s, broker, workers) {
     p999: round3(r.p999),
     max: round3(r.max),
     samples: r.samples,
+    warmup_s: warmupMs / 1000,
+    cold_p50: round3(r.cold.p50),
+    cold_p99: round3(r.cold.p99),
+    cold_p999: round3(r.cold.p999),
+    cold_samples: r.cold.samples,
     published: r.sent,
     lost,
     dups: r.dups,

@@ -10,6 +10,7 @@ import { ConfigError } from "../config/config-error.ts";
 import { parseEntry } from "../config/parse-entry.ts";
 import type { AnyConfigValue, SchemaEntry } from "../config/schema-types.ts";
 import { parseNodeName } from "../config/values.ts";
+import { opensslCiphers } from "../listeners/tls-options.ts";
 import { parseSharedFilter, validateTopicFilter, validateTopicName } from "../mqtt/topic.ts";
 import { loadPluginConf, type PluginConf, type PluginConfSchema } from "../plugins/plugin-conf.ts";
 
@@ -96,7 +97,7 @@ export const BRIDGE_CONF_SCHEMA: PluginConfSchema = {
   },
   [`${P}.certfile`]: { type: "file", description: "Client certificate (PEM)." },
   [`${P}.keyfile`]: { type: "file", description: "Client private key (PEM)." },
-  [`${P}.ciphers`]: { type: "string", description: "OpenSSL cipher list." },
+  [`${P}.ciphers`]: { type: "string", description: "Cipher list (OpenSSL names), comma- or colon-separated." },
   [`${P}.tls_versions`]: {
     type: "list",
     values: ["tlsv1.3", "tlsv1.2", "tlsv1.1", "tlsv1"],
@@ -176,7 +177,8 @@ export const BRIDGE_CONF_SCHEMA: PluginConfSchema = {
 export function tlsProblem(t: BridgeTls): string | null {
   try {
     const read = (f: string | undefined) => (f === undefined ? undefined : readFileSync(f));
-    createSecureContext({ ca: read(t.ca), cert: read(t.cert), key: read(t.key), ciphers: t.ciphers });
+    const ciphers = t.ciphers === undefined ? undefined : opensslCiphers(t.ciphers);
+    createSecureContext({ ca: read(t.ca), cert: read(t.cert), key: read(t.key), ciphers });
     return null;
   } catch (err) {
     return (err as Error).message;

@@ -6,6 +6,7 @@
 // `payload_tmpl`: empty = the selected data as JSON). The bridge caches while disconnected, on disk
 // under `<data_dir>/bridges/<resource id>` with `disk_cache = on`.
 
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeMessage, type QoS } from "../broker/types.ts";
 import { parseDuration, parseNodeName } from "../config/values.ts";
@@ -65,7 +66,10 @@ const MQTT_PARAMS: Record<string, ParamSpec> = {
   cacertfile: p("string", "CA certificates", "CA certificates file (PEM)", { default: "", order: 12 }),
   certfile: p("string", "SSL Certfile", "Client certificate file (PEM)", { default: "", order: 13 }),
   keyfile: p("string", "SSL Keyfile", "Client private key file (PEM)", { default: "", order: 14 }),
-  ciphers: p("string", "SSL Ciphers", "OpenSSL cipher list", { default: "", order: 15 }),
+  ciphers: p("string", "SSL Ciphers", "Cipher list (OpenSSL names), comma- or colon-separated", {
+    default: "",
+    order: 15,
+  }),
   verify: p("boolean", "Verify Server Certfile", "Whether the remote's certificate is checked", {
     default: false,
     order: 16,
@@ -107,6 +111,12 @@ export class BridgeResource implements ResourceInstance {
 
   stop(): Promise<void> {
     return this.bridge.dispose();
+  }
+
+  /** A deleted resource's cache on disk goes with it (a resource made again with its id starts empty). */
+  discard(): void {
+    const dir = this.bridge.cfg.replayqDir;
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { IClientOptions, IClientPublishOptions, MqttClient } from "mqtt";
 import type { MessageProps, QoS } from "../broker/types.ts";
-import { versionRange } from "../listeners/tls-options.ts";
+import { opensslCiphers, versionRange } from "../listeners/tls-options.ts";
 import type { BridgeConfig } from "./bridge-conf.ts";
 import type { Connector, ConnectorEvents, Outgoing } from "./connector.ts";
 
@@ -78,7 +78,7 @@ export class MqttConnector implements Connector {
         ca: tls.ca === undefined ? undefined : readFileSync(tls.ca),
         cert: tls.cert === undefined ? undefined : readFileSync(tls.cert),
         key: tls.key === undefined ? undefined : readFileSync(tls.key),
-        ciphers: tls.ciphers,
+        ciphers: tls.ciphers === undefined ? undefined : opensslCiphers(tls.ciphers),
         ...versionRange(tls.versions),
         rejectUnauthorized: tls.verify,
         servername: tls.serverName ?? (isIP(c.host) === 0 ? c.host : undefined),

@@ -20,6 +20,10 @@
 // acknowledged are deleted as acks arrive (never the one being written). The position reached by
 // dropping items is written down lazily (when it passes a segment, on ack, on close): after a crash
 // some dropped items may come back.
+//   LOCK              "<pid>@<hostname>" of the process using the directory: a second process of
+//                     the same host is refused while that one lives. A LOCK of a process gone,
+//                     of this process's own pid (a container restarted) or of another host (a
+//                     volume that moved) is stale and taken over.
 
 import {
   closeSync,
@@ -37,7 +41,8 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
 import { crc32 } from "node:zlib";
 
 const HEADER = 8;
@@ -46,6 +51,7 @@ const READ_CHUNK = 64 * 1024;
 const SEGMENT_NAME = /^(\d{12})\.seg$/;
 const COMMIT = "COMMIT";
 const COMMIT_TMP = "COMMIT.tmp";
+const LOCK = "LOCK";
 
 export interface ReplayQueueOptions {
   /** Directory of the on-disk cache (created if missing); undefined: memory only. */
@@ -236,6 +242,14 @@ interface Position {
   readonly off: number;
 }
 
+/** A disk store opened, with what it holds. */
+interface OpenedStore {
+  store: DiskStore;
+  count: number;
+  bytes: number;
+  corrupt: number;
+}
+
 class DiskStore implements Store {
   private tailFd: number;
   private commit: Position;
@@ -260,8 +274,18 @@ class DiskStore implements Store {
     this.advanceReader();
   }
 
-  static open(dir: string, segBytes: number): { store: DiskStore; count: number; bytes: number; corrupt: number } {
+  static open(dir: string, segBytes: number): OpenedStore {
     mkdirSync(dir, { recursive: true });
+    lockDir(dir);
+    try {
+      return DiskStore.load(dir, segBytes);
+    } catch (err) {
+      unlockDir(dir);
+      throw err;
+    }
+  }
+
+  private static load(dir: string, segBytes: number): OpenedStore {
     rmSync(join(dir, COMMIT_TMP), { force: true });
     const saved = readCommit(dir);
     const nos: number[] = [];
@@ -357,9 +381,13 @@ class DiskStore implements Store {
   }
 
   close(): void {
-    if (this.commitDirty) this.writeCommit();
-    this.reader.close();
-    closeSync(this.tailFd);
+    try {
+      if (this.commitDirty) this.writeCommit();
+      this.reader.close();
+      closeSync(this.tailFd);
+    } finally {
+      unlockDir(this.dir);
+    }
   }
 
   /** Starts a new segment after the tail. */
@@ -522,5 +550,56 @@ class Fifo<T> {
       this.head = 0;
     }
     return item;
+  }
+}
+
+/** Cache directories this process holds: a LOCK naming this pid but not held here is a previous incarnation's. */
+const heldDirs = new Set<string>();
+
+/** Takes `dir`'s LOCK, or throws when a live process of this host (or this process) holds it. */
+function lockDir(dir: string): void {
+  const key = resolve(dir);
+  if (heldDirs.has(key)) throw new Error(`cache directory ${dir} is already in use in this process`);
+  const path = join(dir, LOCK);
+  for (;;) {
+    try {
+      writeFileSync(path, `${process.pid}@${hostname()}\n`, { flag: "wx" });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const holder = lockHolder(path);
+    if (holder !== null) {
+      throw new Error(
+        `cache directory ${dir} is in use by process ${holder} (remove ${path} if that process does not use it)`,
+      );
+    }
+    rmSync(path, { force: true }); // stale
+  }
+  heldDirs.add(key);
+}
+
+function unlockDir(dir: string): void {
+  if (!heldDirs.delete(resolve(dir))) return;
+  rmSync(join(dir, LOCK), { force: true });
+}
+
+/** The live process of this host holding a LOCK file, or null when the LOCK is stale. */
+function lockHolder(path: string): number | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+  const m = /^(\d+)@(.*)$/.exec(text.trim());
+  if (m === null || m[2] !== hostname()) return null;
+  const pid = Number(m[1]);
+  if (pid === process.pid) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM" ? pid : null;
   }
 }

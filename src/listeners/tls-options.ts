@@ -29,6 +29,11 @@ export function versionRange(tlsVersions: string[]): {
   return { minVersion: ORDER[Math.min(...ranks)], maxVersion: ORDER[Math.max(...ranks)] };
 }
 
+/** A cipher list as OpenSSL reads it: the reference broker's config separates ciphers with commas, OpenSSL with colons. */
+export function opensslCiphers(list: string): string {
+  return list.replaceAll(",", ":");
+}
+
 export function tlsServerOptions(settings: ListenerSettings, material: TlsMaterial): TlsOptions {
   const verifyPeer = settings.verify === "verify_peer";
   const options: TlsOptions = {
@@ -42,9 +47,7 @@ export function tlsServerOptions(settings: ListenerSettings, material: TlsMateri
     ...versionRange(settings.tlsVersions),
   };
   if (material.ca !== undefined) options.ca = material.ca;
-  // The reference broker's config lists ciphers comma-separated; OpenSSL wants colons.
-  if (settings.ciphers !== undefined && settings.ciphers !== "")
-    options.ciphers = settings.ciphers.replaceAll(",", ":");
+  if (settings.ciphers !== undefined && settings.ciphers !== "") options.ciphers = opensslCiphers(settings.ciphers);
   if (settings.pskCallback !== undefined) options.pskCallback = settings.pskCallback;
   return options;
 }

@@ -4,7 +4,7 @@
 // a rule whose `data_to_mqtt_broker` action forwards what it selects. The remote broker is a
 // second svc node with a TLS listener that requires client certificates.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
@@ -49,6 +49,8 @@ describe("bridges over TLS and as a rule resource", () => {
         `bridge.mqtt.secure.cacertfile = ${ca}`,
         `bridge.mqtt.secure.certfile = ${file("client-cert.pem", pki.client.cert)}`,
         `bridge.mqtt.secure.keyfile = ${file("client-key.pem", pki.client.key)}`,
+        // The family's comma-separated form, TLS 1.3 suites included (OpenSSL itself wants colons there).
+        "bridge.mqtt.secure.ciphers = TLS_AES_256_GCM_SHA384,TLS_AES_128_GCM_SHA256,ECDHE-ECDSA-AES256-GCM-SHA384,ECDHE-RSA-AES256-GCM-SHA384",
         "bridge.mqtt.secure.forwards = tls/#",
         "bridge.mqtt.secure.start_type = auto",
         // The same remote without a client certificate: the handshake fails, it keeps retrying.
@@ -102,9 +104,12 @@ describe("bridges over TLS and as a rule resource", () => {
         clientid: "rb",
         mountpoint: "rule/${node}/",
         reconnect_interval: "200ms",
+        disk_cache: "on",
       },
     });
     const id = (res as { id: string }).id;
+    const cache = join(node.dataDir, "bridges", id.replace(/[^A-Za-z0-9_-]/g, "_"));
+    expect(existsSync(join(cache, "LOCK"))).toBe(true);
     // The health check at creation waits for the connection.
     expect(rules.resourceStatus(id)).toEqual({ is_alive: true });
     await rules.createRule({
@@ -128,5 +133,7 @@ describe("bridges over TLS and as a rule resource", () => {
     await rules.deleteRule((await rules.listRules())[0].id);
     await rules.deleteResource(id);
     await waitUntil(() => farConnections() === baseline, "the resource's connection closed");
+    // Its cache on disk goes with it.
+    await waitUntil(() => !existsSync(cache), "the deleted resource's cache directory removed");
   }, 30_000);
 });

@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import {
   appendFileSync,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -8,7 +11,7 @@ import {
   truncateSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReplayQueue, type ReplayQueueOptions } from "../../src/bridges/replay-queue.ts";
@@ -369,5 +372,44 @@ describe("ReplayQueue disk mode", () => {
     q = reopen(q, { segBytes: 4096 });
     expect(q.count).toBe(20_000 - expected);
     expect(drain(q, 500)).toEqual(range(expected, 20_000));
+  });
+});
+
+describe("ReplayQueue disk mode: one user per directory", () => {
+  const opts = (): ReplayQueueOptions => ({ dir, segBytes: 1 << 20, maxTotalBytes: 1 << 30 });
+  const lock = () => join(dir, "LOCK");
+
+  it("refuses a second queue on a directory in use here, and frees it on close", () => {
+    const q = open(opts());
+    expect(readFileSync(lock(), "utf8")).toBe(`${process.pid}@${hostname()}\n`);
+    expect(() => ReplayQueue.open(opts())).toThrow(`cache directory ${dir} is already in use in this process`);
+    q.append(item(1));
+    q.close();
+    expect(existsSync(lock())).toBe(false);
+    expect(drain(open(opts()))).toEqual([item(1).toString()]);
+  });
+
+  it("refuses a directory another live process of this host holds; takes it over once that process is gone", async () => {
+    const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(lock(), `${other.pid}@${hostname()}\n`);
+      expect(() => ReplayQueue.open(opts())).toThrow(`cache directory ${dir} is in use by process ${other.pid}`);
+      expect(readFileSync(lock(), "utf8")).toBe(`${other.pid}@${hostname()}\n`); // left as it was
+    } finally {
+      const exited = once(other, "exit");
+      other.kill();
+      await exited;
+    }
+    open(opts());
+    expect(readFileSync(lock(), "utf8")).toBe(`${process.pid}@${hostname()}\n`);
+  });
+
+  it("takes over a LOCK of this pid not held here (a restarted container) or of another host", () => {
+    for (const stale of [`${process.pid}@${hostname()}`, `1@another-${hostname()}`, "garbage"]) {
+      writeFileSync(lock(), `${stale}\n`);
+      const q = ReplayQueue.open(opts());
+      expect(readFileSync(lock(), "utf8")).toBe(`${process.pid}@${hostname()}\n`);
+      q.close();
+    }
   });
 });

@@ -90,17 +90,23 @@ export class ResourceManager {
     return this.check(r.id);
   }
 
-  /** Stops the instance of `id` (a deleted resource also has its alarm cleared). */
-  remove(id: string, clearAlarm = true): Promise<void> {
-    return this.serial(id, () => this.removeNow(id, clearAlarm));
+  /** Stops the instance of `id`; a deleted resource also has its alarm cleared and its instance discarded. */
+  remove(id: string, deleted = true): Promise<void> {
+    return this.serial(id, () => this.removeNow(id, deleted));
   }
 
-  private async removeNow(id: string, clearAlarm: boolean): Promise<void> {
+  private async removeNow(id: string, deleted: boolean): Promise<void> {
     const r = this.running.get(id);
     if (r === undefined) return;
     this.running.delete(id);
-    if (clearAlarm) this.alarms?.deactivate(alarmName(id));
+    if (deleted) this.alarms?.deactivate(alarmName(id));
     await r.inst.stop();
+    if (!deleted) return;
+    try {
+      r.inst.discard?.();
+    } catch (err) {
+      this.logger.warn({ err, resource: id }, "deleted resource: what it kept could not be removed");
+    }
   }
 
   /** Runs a health check now (one at a time per resource); resolves with the liveness. */

@@ -10,6 +10,8 @@ export interface ResourceInstance {
   /** Connects / checks once; resolves to the liveness found. */
   healthCheck(): Promise<boolean>;
   stop(): Promise<void>;
+  /** The resource was deleted (called after stop): drops what the instance kept, such as a cache on disk. */
+  discard?(): void;
 }
 
 export interface ResourceTypeDef {

@@ -8,8 +8,9 @@ export const LATENCY_RATE = 1000; // msg/s
 /**
  * The latency flow runs this long before its measured window (steady state). A freshly started
  * svc answers its first 1,000 msg/s with a heavier tail while V8 optimizes the publish path, which
- * at this rate takes about 13 s (counted per second: 10-15 samples over 0.15 ms a second for the
- * first 13 s, then 0-4 a second, Mosquitto's level). The first seconds are reported too ("cold").
+ * at this rate takes about 13 s (samples over 0.15 ms, counted per second: 106-171 in the first,
+ * 6-25 a second up to the 13th, then 0-9, mostly under 5: Mosquitto's 0-6 a second after its
+ * first). The first seconds are reported too ("cold").
  */
 export const LATENCY_WARMUP_MS = 15_000;
 /** The cold window starts this long after the flow does (the connections' own set-up). */

@@ -15,15 +15,15 @@
 //   record            u32 payload length | u32 CRC32 (zlib.crc32) of the payload | payload
 //   COMMIT            JSON {"seg": N, "offset": bytes}: every record before offset in segment N
 //                     (and in earlier segments) is acknowledged. Written to COMMIT.tmp, then renamed.
+//   LOCK              "<pid>@<hostname>" of the process using the directory: a second process of
+//                     the same host is refused while that one lives. A LOCK of a process gone,
+//                     of this process's own pid (a container restarted) or of another host (a
+//                     volume that moved) is stale and taken over.
 // At open, segments before the commit are deleted and the rest are scanned: a segment is truncated
 // at its first torn or corrupt record (a crash mid-write), counted in `corrupt`. Segments wholly
 // acknowledged are deleted as acks arrive (never the one being written). The position reached by
 // dropping items is written down lazily (when it passes a segment, on ack, on close): after a crash
 // some dropped items may come back.
-//   LOCK              "<pid>@<hostname>" of the process using the directory: a second process of
-//                     the same host is refused while that one lives. A LOCK of a process gone,
-//                     of this process's own pid (a container restarted) or of another host (a
-//                     volume that moved) is stale and taken over.
 
 import {
   closeSync,

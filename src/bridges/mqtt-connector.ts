@@ -4,7 +4,8 @@
 // flag and 5.0 properties; a 5.0 bridge adds the trace context as `traceparent`/`tracestate`
 // user properties. A QoS 1/2 message the remote refuses for good (5.0 reason code 0x87, 0x90, 0x95
 // or 0x99: not authorized, invalid topic, too large) counts as sent and is reported: sending it
-// again would be refused again and hold the queue forever.
+// again would be refused again and hold the queue forever. A 5.0 remote's Receive Maximum bounds
+// the QoS 1/2 publishes unacknowledged at once (send-window.ts).
 
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
@@ -13,6 +14,7 @@ import type { MessageProps, QoS } from "../broker/types.ts";
 import { opensslCiphers, versionRange } from "../listeners/tls-options.ts";
 import type { BridgeConfig } from "./bridge-conf.ts";
 import type { Connector, ConnectorEvents, Outgoing } from "./connector.ts";
+import { SendWindow } from "./send-window.ts";
 
 const PROTOCOL_VERSION = { mqttv3: 3, mqttv4: 4, mqttv5: 5 } as const;
 
@@ -25,6 +27,8 @@ const PERMANENT = new Set([0x87, 0x90, 0x95, 0x99]);
 
 export class MqttConnector implements Connector {
   private client: MqttClient | undefined;
+  /** The current connection's window (5.0), or null (3.1/3.1.1: no Receive Maximum). */
+  private window: SendWindow | null = null;
   private events: ConnectorEvents | undefined;
   private readonly subs = new Map<string, QoS>();
 
@@ -88,9 +92,10 @@ export class MqttConnector implements Connector {
     this.client = client;
     let up = false;
     let lastError = "";
-    client.on("connect", () => {
+    client.on("connect", (connack) => {
       if (this.client !== client) return;
       up = true;
+      this.window = c.protoVer === "mqttv5" ? new SendWindow(connack.properties?.receiveMaximum ?? 65535) : null;
       for (const [topic, qos] of this.subs) this.subscribeOn(client, topic, qos);
       events.up();
     });
@@ -129,14 +134,20 @@ export class MqttConnector implements Connector {
     }
     let left = batch.length;
     let failed: Error | undefined;
+    const window = this.window;
     const one = (o: Outgoing) => (err?: (Error & { code?: number }) | null) => {
       if (err !== undefined && err !== null) {
         if (typeof err.code === "number" && PERMANENT.has(err.code)) this.onRefused(o.topic, err.message);
         else failed ??= err;
       }
+      if (o.msg.qos > 0) window?.release();
       if (--left === 0) done(failed);
     };
-    for (const o of batch) client.publish(o.topic, o.msg.payload, this.publishOptions(o), one(o));
+    for (const o of batch) {
+      const send = () => client.publish(o.topic, o.msg.payload, this.publishOptions(o), one(o));
+      if (window === null) send();
+      else window.submit(o.msg.qos, send);
+    }
   }
 
   private publishOptions(o: Outgoing): IClientPublishOptions {

@@ -96,8 +96,8 @@ const status = (node: TestNode, name: string) => node.services.bridges.get(name)
 describe.skipIf(!HAVE_MOSQUITTO)("MQTT bridge to Mosquitto", () => {
   let mosq: Mosquitto;
 
-  async function remote(): Promise<Mosquitto> {
-    mosq = await startMosquitto();
+  async function remote(extra: string[] = []): Promise<Mosquitto> {
+    mosq = await startMosquitto(extra);
     cleanups.push(() => mosq.close());
     return mosq;
   }
@@ -229,6 +229,32 @@ describe.skipIf(!HAVE_MOSQUITTO)("MQTT bridge to Mosquitto", () => {
     expect(await bridges.stop("b1")).toEqual({ ok: true, changed: true });
     expect(status(node, "b1")).toBe("Stopped");
     expect(await bridges.stop("b1")).toEqual({ ok: true, changed: false });
+  }, 30_000);
+
+  it("MQTT 5.0: no more QoS 2 publishes unacknowledged than the remote's Receive Maximum", async () => {
+    // Mosquitto advertises max_inflight_messages as its Receive Maximum and refuses the excess
+    // with 0x97 (quota exceeded), which the bridge would send again only after retry_interval.
+    const m = await remote(["max_inflight_messages 2"]);
+    const node = await bridgedNode(
+      [
+        `bridge.mqtt.rm.address = 127.0.0.1:${m.port}`,
+        "bridge.mqtt.rm.proto_ver = mqttv5",
+        "bridge.mqtt.rm.forwards = r/#",
+        "bridge.mqtt.rm.retry_interval = 60s",
+        "bridge.mqtt.rm.start_type = auto",
+        "",
+      ].join("\n"),
+    );
+    await waitUntil(() => status(node, "rm") === "Running", "bridge running");
+    const far = await client(m.url, { clientId: "far" });
+    await far.subscribeAsync("r/#", { qos: 2 });
+    const farGot = collect(far);
+    const near = await client(node.url, { clientId: "near" });
+    await Promise.all(Array.from({ length: 60 }, (_, i) => near.publishAsync(`r/${i}`, `m${i}`, { qos: 2 })));
+    await waitUntil(() => farGot.length >= 60, "every message at mosquitto", 15_000);
+    expect(farGot.map((g) => g.payload)).toEqual(Array.from({ length: 60 }, (_, i) => `m${i}`));
+    await waitUntil(() => node.services.bridges.get("rm")?.forwarded === 60, "every message acknowledged");
+    expect(node.services.bridges.get("rm")).toMatchObject({ status: "Running", queued: 0, inflight: 0, dropped: 0 });
   }, 30_000);
 });
 

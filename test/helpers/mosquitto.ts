@@ -29,11 +29,13 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startMosquitto(): Promise<Mosquitto> {
+/** A Mosquitto broker on a free port; `extra`: more lines of its configuration. */
+export async function startMosquitto(extra: string[] = []): Promise<Mosquitto> {
   const dir = mkdtempSync(join(tmpdir(), "svc-mosquitto-"));
   const port = await freePort();
   const conf = join(dir, "mosquitto.conf");
-  writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+  const lines = [`listener ${port} 127.0.0.1`, "allow_anonymous true", "persistence false", ...extra];
+  writeFileSync(conf, `${lines.join("\n")}\n`);
   const proc: ChildProcess = spawn("mosquitto", ["-c", conf], { stdio: "ignore" });
   let exited = false;
   proc.once("exit", () => {

@@ -15,10 +15,7 @@
 //   record            u32 payload length | u32 CRC32 (zlib.crc32) of the payload | payload
 //   COMMIT            JSON {"seg": N, "offset": bytes}: every record before offset in segment N
 //                     (and in earlier segments) is acknowledged. Written to COMMIT.tmp, then renamed.
-//   LOCK              "<pid>@<hostname>" of the process using the directory: a second process of
-//                     the same host is refused while that one lives. A LOCK of a process gone,
-//                     of this process's own pid (a container restarted) or of another host (a
-//                     volume that moved) is stale and taken over.
+//   LOCK              the process using the directory (dir-lock.ts).
 // At open, segments before the commit are deleted and the rest are scanned: a segment is truncated
 // at its first torn or corrupt record (a crash mid-write), counted in `corrupt`. Segments wholly
 // acknowledged are deleted as acks arrive (never the one being written). The position reached by
@@ -41,9 +38,9 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { hostname } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { crc32 } from "node:zlib";
+import { lockDir, unlockDir } from "./dir-lock.ts";
 
 const HEADER = 8;
 const MAX_ITEM = 0xffffffff;
@@ -51,7 +48,6 @@ const READ_CHUNK = 64 * 1024;
 const SEGMENT_NAME = /^(\d{12})\.seg$/;
 const COMMIT = "COMMIT";
 const COMMIT_TMP = "COMMIT.tmp";
-const LOCK = "LOCK";
 
 export interface ReplayQueueOptions {
   /** Directory of the on-disk cache (created if missing); undefined: memory only. */
@@ -550,56 +546,5 @@ class Fifo<T> {
       this.head = 0;
     }
     return item;
-  }
-}
-
-/** Cache directories this process holds: a LOCK naming this pid but not held here is a previous incarnation's. */
-const heldDirs = new Set<string>();
-
-/** Takes `dir`'s LOCK, or throws when a live process of this host (or this process) holds it. */
-function lockDir(dir: string): void {
-  const key = resolve(dir);
-  if (heldDirs.has(key)) throw new Error(`cache directory ${dir} is already in use in this process`);
-  const path = join(dir, LOCK);
-  for (;;) {
-    try {
-      writeFileSync(path, `${process.pid}@${hostname()}\n`, { flag: "wx" });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    const holder = lockHolder(path);
-    if (holder !== null) {
-      throw new Error(
-        `cache directory ${dir} is in use by process ${holder} (remove ${path} if that process does not use it)`,
-      );
-    }
-    rmSync(path, { force: true }); // stale
-  }
-  heldDirs.add(key);
-}
-
-function unlockDir(dir: string): void {
-  if (!heldDirs.delete(resolve(dir))) return;
-  rmSync(join(dir, LOCK), { force: true });
-}
-
-/** The live process of this host holding a LOCK file, or null when the LOCK is stale. */
-function lockHolder(path: string): number | null {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
-  const m = /^(\d+)@(.*)$/.exec(text.trim());
-  if (m === null || m[2] !== hostname()) return null;
-  const pid = Number(m[1]);
-  if (pid === process.pid) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM" ? pid : null;
   }
 }

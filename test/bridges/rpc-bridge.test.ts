@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
+import { clusterMember, describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -25,12 +25,7 @@ describeEtcd("RPC bridge between two nodes of a cluster", provider, (etcdProvide
     startTestNode({
       dataDir,
       set: {
-        "node.name": `${name}@127.0.0.1`,
-        "cluster.discovery": "etcd",
-        "cluster.etcd.server": etcd.endpoint,
-        "cluster.etcd.prefix": prefix,
-        "cluster.etcd.node_ttl": "2s",
-        "rpc.tcp_server_port": "0",
+        ...clusterMember(name, etcd, prefix),
         "plugins.etc_dir": etcDir,
       },
     });

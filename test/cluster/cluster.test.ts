@@ -6,7 +6,7 @@
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startChildNode } from "../helpers/child-node.ts";
-import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
+import { clusterMember, describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -24,12 +24,7 @@ describeEtcd("cluster of three nodes on etcd", provider, (etcdProvider) => {
   const start = (name: string): Promise<TestNode> =>
     startTestNode({
       set: {
-        "node.name": `${name}@127.0.0.1`,
-        "cluster.discovery": "etcd",
-        "cluster.etcd.server": etcd.endpoint,
-        "cluster.etcd.prefix": prefix,
-        "cluster.etcd.node_ttl": "2s",
-        "rpc.tcp_server_port": "0",
+        ...clusterMember(name, etcd, prefix),
       },
     });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import mqtt from "mqtt";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
+import { clusterMember, describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -32,12 +32,7 @@ describeEtcd("inter-node link over TLS", provider, (etcdProvider) => {
       nodes.push(
         await startTestNode({
           set: {
-            "node.name": `${name}@127.0.0.1`,
-            "cluster.discovery": "etcd",
-            "cluster.etcd.server": etcd.endpoint,
-            "cluster.etcd.prefix": prefix,
-            "cluster.etcd.node_ttl": "2s",
-            "rpc.tcp_server_port": "0",
+            ...clusterMember(name, etcd, prefix),
             "rpc.tls.keyfile": join(dir, "key.pem"),
             "rpc.tls.certfile": join(dir, "cert.pem"),
           },

@@ -25,6 +25,18 @@ export interface EtcdServer {
   close(): Promise<void>;
 }
 
+/** The settings of node `<name>@127.0.0.1` joining the cluster on `etcd` under `prefix` (lease 2 s, inter-node link on a free port). */
+export function clusterMember(name: string, etcd: EtcdServer, prefix: string): Record<string, string> {
+  return {
+    "node.name": `${name}@127.0.0.1`,
+    "cluster.discovery": "etcd",
+    "cluster.etcd.server": etcd.endpoint,
+    "cluster.etcd.prefix": prefix,
+    "cluster.etcd.node_ttl": "2s",
+    "rpc.tcp_server_port": "0",
+  };
+}
+
 export type EtcdProvider =
   | { available: true; description: string; start(): Promise<EtcdServer> }
   | { available: false; reason: string };

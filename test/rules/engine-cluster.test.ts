@@ -7,7 +7,7 @@
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { req } from "../api/helpers.ts";
-import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
+import { clusterMember, describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { markerRule } from "./marker-rule.ts";
@@ -29,12 +29,7 @@ describeEtcd("rules across a 2-node cluster on etcd", provider, (etcdProvider) =
       nodes.push(
         await startTestNode({
           set: {
-            "node.name": `${name}@127.0.0.1`,
-            "cluster.discovery": "etcd",
-            "cluster.etcd.server": etcd.endpoint,
-            "cluster.etcd.prefix": prefix,
-            "cluster.etcd.node_ttl": "2s",
-            "rpc.tcp_server_port": "0",
+            ...clusterMember(name, etcd, prefix),
           },
         }),
       );

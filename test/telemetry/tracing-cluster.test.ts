@@ -5,7 +5,7 @@
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
+import { clusterMember, describeEtcd, type EtcdServer, findEtcd } from "../helpers/etcd.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -31,12 +31,7 @@ describeEtcd("tracing across a 2-node cluster", provider, (etcdProvider) => {
       nodes.push(
         await startTestNode({
           set: {
-            "node.name": `${name}@127.0.0.1`,
-            "cluster.discovery": "etcd",
-            "cluster.etcd.server": etcd.endpoint,
-            "cluster.etcd.prefix": prefix,
-            "cluster.etcd.node_ttl": "2s",
-            "rpc.tcp_server_port": "0",
+            ...clusterMember(name, etcd, prefix),
             "telemetry.tracing": "on",
           },
           tracing: { spanProcessors: [new SimpleSpanProcessor(exporter)] },

@@ -120,9 +120,13 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
   }
   const rc = n === 0 && ch.protoVer === 5 ? RC.NO_MATCHING_SUBSCRIBERS : RC.SUCCESS;
   if (congested !== null && congested !== ch.session) {
-    // Ingress back-pressure: acknowledge once the congested subscriber has caught up.
+    // Ingress back-pressure: acknowledge once the congested subscriber has caught up. The held
+    // acknowledgement keeps the packet id only, not the packet: its payload is a view of a socket
+    // read buffer, which it would keep alive for as long as the hold lasts.
+    const qos = p.qos;
+    const pid = p.messageId as number;
     congested.holdAck(() => {
-      if (ch.state === "connected") ack(ch, p, rc);
+      if (ch.state === "connected") sendAck(ch, qos, pid, rc);
     });
     return;
   }
@@ -131,14 +135,17 @@ function publishChecked(ch: Channel, p: IPublishPacket, topic: string, acl: AclR
 
 /** PUBACK (QoS 1) or PUBREC (QoS 2) with a reason code for 5.0 [MQTT-3.4.2-1]. */
 function ack(ch: Channel, p: IPublishPacket, rc: number): void {
+  if (p.qos !== 0) sendAck(ch, p.qos, p.messageId as number, rc);
+}
+
+function sendAck(ch: Channel, qos: 1 | 2, pid: number, rc: number): void {
   const m = ch.broker.metrics;
-  if (p.qos === 0) return;
   const v5 = ch.protoVer === 5;
-  if (p.qos === 1) {
-    ch.conn.sendBytes(encodeAck(4, p.messageId as number, rc, v5));
+  if (qos === 1) {
+    ch.conn.sendBytes(encodeAck(4, pid, rc, v5));
     m.inc(M.pubackSent);
   } else {
-    ch.conn.sendBytes(encodeAck(5, p.messageId as number, rc, v5));
+    ch.conn.sendBytes(encodeAck(5, pid, rc, v5));
     m.inc(M.pubrecSent);
   }
 }

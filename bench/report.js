@@ -49,6 +49,9 @@ function metricLabel(r) {
   }
 }
 
+/** Milliseconds with two decimals, "-" when there is no figure. */
+const ms = (x) => (x == null ? "-" : x.toFixed(2));
+
 function fmtValue(r) {
   if (r.kind === "latency") {
     const steady = [r.p50, r.p99, r.p999].map(ms).join(" / ");
@@ -63,8 +66,6 @@ function fmtValue(r) {
   }
   return Math.round(r.value).toLocaleString("en");
 }
-
-const ms = (x) => (x == null ? "-" : x.toFixed(2));
 
 export function cell(r) {
   if (!r) return "";

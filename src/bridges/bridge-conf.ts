@@ -177,8 +177,7 @@ export const BRIDGE_CONF_SCHEMA: PluginConfSchema = {
 export function tlsProblem(t: BridgeTls): string | null {
   try {
     const read = (f: string | undefined) => (f === undefined ? undefined : readFileSync(f));
-    const ciphers = t.ciphers === undefined ? undefined : opensslCiphers(t.ciphers);
-    createSecureContext({ ca: read(t.ca), cert: read(t.cert), key: read(t.key), ciphers });
+    createSecureContext({ ca: read(t.ca), cert: read(t.cert), key: read(t.key), ciphers: opensslCiphers(t.ciphers) });
     return null;
   } catch (err) {
     return (err as Error).message;

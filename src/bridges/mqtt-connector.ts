@@ -82,7 +82,7 @@ export class MqttConnector implements Connector {
         ca: tls.ca === undefined ? undefined : readFileSync(tls.ca),
         cert: tls.cert === undefined ? undefined : readFileSync(tls.cert),
         key: tls.key === undefined ? undefined : readFileSync(tls.key),
-        ciphers: tls.ciphers === undefined ? undefined : opensslCiphers(tls.ciphers),
+        ciphers: opensslCiphers(tls.ciphers),
         ...versionRange(tls.versions),
         rejectUnauthorized: tls.verify,
         servername: tls.serverName ?? (isIP(c.host) === 0 ? c.host : undefined),

@@ -30,8 +30,10 @@ export function versionRange(tlsVersions: string[]): {
 }
 
 /** A cipher list as OpenSSL reads it: the reference broker's config separates ciphers with commas, OpenSSL with colons. */
-export function opensslCiphers(list: string): string {
-  return list.replaceAll(",", ":");
+export function opensslCiphers(list: string): string;
+export function opensslCiphers(list: string | undefined): string | undefined;
+export function opensslCiphers(list: string | undefined): string | undefined {
+  return list?.replaceAll(",", ":");
 }
 
 export function tlsServerOptions(settings: ListenerSettings, material: TlsMaterial): TlsOptions {

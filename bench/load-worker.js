@@ -3,6 +3,7 @@
 //   parent -> {cmd:"start", startAt, until}
 //   pub / lat / conn workers -> {type:"done", ...}
 //   parent -> {cmd:"finish", expected, quietMs, capMs}    (sub workers) -> {type:"done", ...}
+//   parent -> {cmd:"drop"}   (conn workers: close every connection; again "start" after) -> {type:"dropped"}
 //   parent -> {cmd:"exit"}
 // Every worker reports its own CPU time over the measured window (`cpu`: cores used, 1.0 = one
 // core saturated), so the parent can tell when the load generator was the bottleneck.
@@ -191,7 +192,7 @@ async function runLat({ startAt, until }) {
   };
 }
 
-async function runConn({ startAt }) {
+async function runConn({ startAt, round = 0 }) {
   const { host, port, count, addrs, concurrency, id } = job;
   const meter = cpuMeter();
   await sleepUntil(startAt);
@@ -207,7 +208,7 @@ async function runConn({ startAt }) {
         const c = await connectRaw({
           host,
           port,
-          clientId: `bench-${id}-c${i}`,
+          clientId: `bench-${id}-r${round}-c${i}`,
           localAddress: addrs[i % addrs.length],
         });
         c.sock.removeAllListeners("data"); // idle from now on
@@ -222,6 +223,15 @@ async function runConn({ startAt }) {
   const t1 = Date.now();
   meter.stop();
   return { ok: conns.length, errors, firstError, t0, t1, ...meter.value };
+}
+
+/** Closes every connection "conn" opened and resolves once all of them are closed. */
+async function dropConns() {
+  const open = conns.filter((c) => !c.sock.destroyed);
+  const closed = open.map((c) => new Promise((r) => c.sock.once("close", r)));
+  for (const c of open) c.close();
+  await Promise.all(closed);
+  conns.length = 0;
 }
 
 process.on("message", async (m) => {
@@ -240,6 +250,9 @@ process.on("message", async (m) => {
               ? await runLat(m)
               : await runConn(m);
       process.send({ type: "done", ...r });
+    } else if (m.cmd === "drop") {
+      await dropConns();
+      process.send({ type: "dropped" });
     } else if (m.cmd === "finish") {
       finishMsg = m;
       finishWaiter?.(m);

@@ -11,6 +11,7 @@ export const LEGEND = [
   "FAILED: a QoS 1/2 message was lost, or any message duplicated, or a publish left unacknowledged, or a connection refused; such a run gives no figure.",
   "Deliveries/s: PUBLISH packets received by all subscribers per second of the measured window. QoS 0 losses (a broker may drop QoS 0 under overload) are in the JSON lines.",
   "latency: end-to-end, publisher to subscriber, at steady state (after the warm-up named below; the ratio compares these p99s); in brackets, cold: the same figures over the first seconds of the flow on the freshly started broker.",
+  "connection rate: at steady state (after the warm-up rounds named below; the ratio compares these); in brackets, cold: the first round, on the freshly started broker.",
 ];
 
 export const CLUSTER_LEGEND =
@@ -58,6 +59,9 @@ function fmtValue(r) {
     return r.cold_p99 === undefined
       ? steady
       : `${steady} (cold ${[r.cold_p50, r.cold_p99, r.cold_p999].map(ms).join(" / ")})`;
+  }
+  if (r.kind === "conn" && r.cold_value !== undefined) {
+    return `${Math.round(r.value).toLocaleString("en")} (cold ${Math.round(r.cold_value).toLocaleString("en")})`;
   }
   if (r.kind === "memory") return `${(r.value / 1024).toFixed(1)} KB (RSS ${Math.round(r.rss_after / 2 ** 20)} MB)`;
   if (r.kind === "cluster" && r.single_node?.value > 0) {

@@ -147,11 +147,11 @@ const SOURCE_ADDRS = Array.from({ length: 240 }, (_, i) => `127.0.0.${10 + i}`);
 const CONN_CONCURRENCY = 50;
 /**
  * Connection rate: rounds of CONN_COUNT connections opened and closed before the measured one
- * (steady state; the first round is reported as "cold"). A freshly started svc spends 50-55 us of
- * CPU per connection over its first 10,000 while V8 optimizes the connect path, 29-35 us after
- * some 15,000 (Mosquitto: 27-33 us from the first). The load generators, Node processes too, get
- * faster the same way: Mosquitto's rate rises from its cold round as well (about 18k -> 23k/s).
- * Each round waits CONN_SETTLE_MS after the previous round's connections are closed.
+ * (steady state; the first round is reported as "cold"). Measured here, broker CPU per connection:
+ * svc about 37 us in its first round (V8 still optimizing the connect path) and 30 us from the
+ * third; Mosquitto about 24 us in both. The load generators, Node processes too, get faster the
+ * same way: Mosquitto's rate rises from its cold round as well (about 18k -> 23-25k/s). Each round
+ * waits CONN_SETTLE_MS after the previous round's connections are closed.
  */
 const CONN_WARMUP_ROUNDS = 2;
 const CONN_SETTLE_MS = 1000;

@@ -98,22 +98,29 @@ export function split(n, parts) {
   return out;
 }
 
-/** Broker CPU (cores used) between start() and stop(). */
+/** Broker CPU (cores used) between start() and stop(); `used`: the CPU ms behind it. */
 export function brokerCpu(pid) {
   let c0 = 0;
   let t0 = 0;
   let v = null;
+  let used = null;
   return {
     start() {
       c0 = cpuMs(pid);
       t0 = performance.now();
     },
     stop() {
-      if (v === null) v = (cpuMs(pid) - c0) / (performance.now() - t0);
+      if (v === null) {
+        used = cpuMs(pid) - c0;
+        v = used / (performance.now() - t0);
+      }
       return v;
     },
     get value() {
       return v;
+    },
+    get used() {
+      return used;
     },
   };
 }

@@ -10,9 +10,12 @@ export const LEGEND = [
   "machine-bound: the broker used less than 90% of a core while broker and load generators together used more than 90% of all cores.",
   "FAILED: a QoS 1/2 message was lost, or any message duplicated, or a publish left unacknowledged, or a connection refused; such a run gives no figure.",
   "Deliveries/s: PUBLISH packets received by all subscribers per second of the measured window. QoS 0 losses (a broker may drop QoS 0 under overload) are in the JSON lines.",
-  "latency: end-to-end, publisher to subscriber, at steady state (after the warm-up named below; the ratio compares these p99s); in brackets, cold: the same figures over the first seconds of the flow on the freshly started broker.",
-  "connection rate: at steady state (after the warm-up rounds named below; the ratio compares these); in brackets, cold: the first round, on the freshly started broker.",
+  "latency: end-to-end, publisher to subscriber, at steady state (after the warm-up named below; the ratio compares these p99s); in brackets, cold: the same figures over the first seconds of the flow on the freshly started broker; then the broker's CPU time per message in the measured window.",
+  "connection rate: at steady state (after the warm-up rounds named below; the ratio compares these); in brackets, cold: the first round, on the freshly started broker; then the broker's CPU time per connection in the measured round.",
 ];
+
+export const FLOOR_LEGEND =
+  "node-floor: no broker, a Node.js process that only relays MQTT frames (bench/peers/node-floor.js): the least the runtime svc runs on costs for the same work.";
 
 export const CLUSTER_LEGEND =
   "cluster: svc only; deliveries/s of 2 nodes (publishers on node 1, subscribers on node 2, every message forwarded over the inter-node link), then its ratio to the same flow on one svc node in the same run (goal: at least 0.60x). Both nodes, etcd and the load generators share the machine's cores.";
@@ -53,15 +56,17 @@ function metricLabel(r) {
 /** Milliseconds with two decimals, "-" when there is no figure. */
 const ms = (x) => (x == null ? "-" : x.toFixed(2));
 
+/** "; N µs CPU/<what>": the broker's CPU per event, when the record has it. */
+const perEvent = (us, what) => (us == null ? "" : `; ${Math.round(us)} µs CPU/${what}`);
+
 function fmtValue(r) {
   if (r.kind === "latency") {
     const steady = [r.p50, r.p99, r.p999].map(ms).join(" / ");
-    return r.cold_p99 === undefined
-      ? steady
-      : `${steady} (cold ${[r.cold_p50, r.cold_p99, r.cold_p999].map(ms).join(" / ")})`;
+    const cold = r.cold_p99 === undefined ? "" : ` (cold ${[r.cold_p50, r.cold_p99, r.cold_p999].map(ms).join(" / ")})`;
+    return `${steady}${cold}${perEvent(r.broker_us_per_msg, "msg")}`;
   }
   if (r.kind === "conn" && r.cold_value !== undefined) {
-    return `${Math.round(r.value).toLocaleString("en")} (cold ${Math.round(r.cold_value).toLocaleString("en")})`;
+    return `${Math.round(r.value).toLocaleString("en")} (cold ${Math.round(r.cold_value).toLocaleString("en")})${perEvent(r.broker_us_per_conn, "conn")}`;
   }
   if (r.kind === "memory") return `${(r.value / 1024).toFixed(1)} KB (RSS ${Math.round(r.rss_after / 2 ** 20)} MB)`;
   if (r.kind === "cluster" && r.single_node?.value > 0) {
@@ -141,6 +146,7 @@ export function renderReport(records) {
     }
   }
   lines.push("", ...LEGEND.filter((l) => others.length > 0 || !l.startsWith("ratio")).map((l) => `- ${l}`));
+  if (peers.includes("node-floor")) lines.push(`- ${FLOOR_LEGEND}`);
   if (results.some((r) => r.kind === "cluster")) lines.push(`- ${CLUSTER_LEGEND}`);
   if (machine?.settings) lines.push("", ...machine.settings.map((l) => `- ${l}`));
   if (notes.length) lines.push("", "Notes:", ...notes.map((n) => `- ${n}`));

@@ -28,7 +28,15 @@ import {
   startWorker,
   sum,
 } from "./load.js";
-import { ALL_PEERS, brokerVersions, mosquittoPath, RULES_PEERS, startBroker, TRACING_PEERS } from "./peers/brokers.js";
+import {
+  ALL_PEERS,
+  brokerVersions,
+  FLOOR_PEERS,
+  mosquittoPath,
+  RULES_PEERS,
+  startBroker,
+  TRACING_PEERS,
+} from "./peers/brokers.js";
 import { canRaiseNofile, hardNofile, installCleanup, removeDir, rssBytes, tempDir } from "./procs.js";
 import { renderReport } from "./report.js";
 import {
@@ -55,7 +63,9 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
                     sampling 0%, 1% or 100%, exporting OTLP to a sink in the bench (the cost of
                     tracing end to end: the "svc vs svc-traceN" ratio), svc-trace1-run1 (1%,
                     telemetry.sampling_run = 1); svc-rules10: svc
-                    with 10 rules, 5 matching every message (the "svc vs svc-rules10" ratio)
+                    with 10 rules, 5 matching every message (the "svc vs svc-rules10" ratio);
+                    node-floor: no broker, a Node process relaying MQTT frames as they come
+                    (latency, conn-rate and memory only): the least the runtime costs
   --full            also measure memory with 100,000 idle connections (needs ulimit -n
                     above 100,000 for the broker)
   --out FILE        JSON lines output (default bench/results/latest.jsonl)
@@ -113,8 +123,8 @@ const profDir = opt("prof", "") ? resolve(opt("prof")) : "";
 let peers = list(opt("peers"));
 if (peers.length === 0) peers = ALL_PEERS.filter((p) => p !== "mosquitto" || mosquittoPath());
 for (const p of peers) {
-  if (!ALL_PEERS.includes(p) && !(p in TRACING_PEERS) && !(p in RULES_PEERS)) {
-    const known = [...ALL_PEERS, ...Object.keys(TRACING_PEERS), ...Object.keys(RULES_PEERS)];
+  const known = [...ALL_PEERS, ...Object.keys(TRACING_PEERS), ...Object.keys(RULES_PEERS), ...Object.keys(FLOOR_PEERS)];
+  if (!known.includes(p)) {
     console.error(`bench: unknown peer ${p} (known: ${known.join(", ")})`);
     process.exit(2);
   }
@@ -297,6 +307,7 @@ async function runLatency(s, broker, workers) {
   at(until, () => bcpu.stop());
   w.send({ cmd: "start", startAt, until });
   const r = await w.next(warmupMs + duration + 30000, "latency result");
+  const brokerCores = bcpu.stop();
   const lost = Math.max(0, r.sent - r.uniq);
   const failed = r.dups > 0 || r.foreign > 0 || (s.qos > 0 && (lost > 0 || r.unacked > 0));
   return {
@@ -309,6 +320,7 @@ async function runLatency(s, broker, workers) {
     p999: round3(r.p999),
     max: round3(r.max),
     samples: r.samples,
+    broker_us_per_msg: r.samples > 0 ? round2((bcpu.used * 1000) / r.samples) : null,
     warmup_s: warmupMs / 1000,
     cold_p50: round3(r.cold.p50),
     cold_p99: round3(r.cold.p99),
@@ -319,7 +331,7 @@ async function runLatency(s, broker, workers) {
     dups: r.dups,
     unexpected: r.foreign,
     unacked: r.unacked,
-    ...bounds([{ worker: "lat", cpu: r.cpu }], bcpu.stop()),
+    ...bounds([{ worker: "lat", cpu: r.cpu }], brokerCores),
   };
 }
 
@@ -378,6 +390,8 @@ async function runConnections(s, broker, workers) {
       cold_value: first.rate,
       cold_connect_s: round2(first.elapsed / 1000),
       cold_broker_cpu: round3(first.brokerCores),
+      broker_us_per_conn: round2(last.cpuUs),
+      cold_broker_us_per_conn: round2(first.cpuUs),
       metric: "connacks_per_s",
       better: "higher",
       value: last.rate,
@@ -410,6 +424,7 @@ async function connectRound(ws, broker, round, count) {
   const rs = await Promise.all(ws.map((w) => w.next(60000 + count * 5, "connection result")));
   const brokerCores = bcpu.stop();
   const ok = sum(rs.map((r) => r.ok));
+  const cpuUs = ok > 0 ? (bcpu.used * 1000) / ok : null;
   const elapsed = Math.max(...rs.map((r) => r.t1)) - Math.min(...rs.map((r) => r.t0));
   return {
     rs,
@@ -417,6 +432,7 @@ async function connectRound(ws, broker, round, count) {
     ok,
     elapsed,
     rate: Math.round(ok / (elapsed / 1000)),
+    cpuUs,
     errors: sum(rs.map((r) => r.errors)),
     firstError: rs.find((r) => r.firstError)?.firstError,
   };
@@ -552,8 +568,12 @@ const fd = openSync(outFile, "w");
 const records = [m];
 writeSync(fd, `${JSON.stringify(m)}\n`);
 console.log(JSON.stringify(m));
-/** The cluster scenario is svc's alone: it runs once, as svc (skipped when svc is not in --peers). */
-const brokersOf = (s) => (s.kind === "cluster" ? ["svc"] : peers);
+/**
+ * The cluster scenario is svc's alone: it runs once, as svc (skipped when svc is not in --peers).
+ * A floor peer runs only the scenario kinds it can serve (its cells elsewhere stay empty).
+ */
+const brokersOf = (s) =>
+  s.kind === "cluster" ? ["svc"] : peers.filter((p) => !(p in FLOOR_PEERS) || FLOOR_PEERS[p].has(s.kind));
 const totalRuns = sum(scenarios.map((s) => brokersOf(s).length));
 let n = 0;
 for (const s of scenarios) {

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { Aedes } from "aedes";
+import { exitWithRunner } from "./runner-exit.js";
 
 const require = createRequire(import.meta.url);
 const version = JSON.parse(readFileSync(join(dirname(require.resolve("aedes")), "package.json"), "utf8")).version;
@@ -16,9 +17,4 @@ const server = createServer(aedes.handle);
 server.listen(Number(process.argv[2] ?? 0), "127.0.0.1", () => {
   process.stdout.write(`${JSON.stringify({ port: server.address().port, aedes: version })}\n`);
 });
-const quit = () => process.exit(0);
-process.on("SIGTERM", quit);
-process.on("SIGINT", quit);
-process.stdin.on("end", quit);
-process.stdin.on("close", quit);
-process.stdin.resume();
+exitWithRunner();

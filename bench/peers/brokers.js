@@ -2,6 +2,7 @@
 //   svc        node bin/svc.js start (dist/ must be built), defaults plus the overrides below
 //   aedes      bench/peers/aedes-server.js (Aedes defaults, plain TCP server)
 //   mosquitto  Debian's mosquitto binary with a generated configuration (below)
+//   node-floor bench/peers/node-floor.js (named in --peers only): no broker, the runtime's floor
 // Each listens on 127.0.0.1 on a free port. startBroker() resolves with { name, pid, port, stop }.
 
 import { execFileSync, spawnSync } from "node:child_process";
@@ -36,6 +37,13 @@ const TRACING_SETTINGS = { "svc-trace1-run1": { "telemetry.sampling_run": "1" } 
  * the throughput without rules over the one with them.
  */
 export const RULES_PEERS = { "svc-rules10": true };
+
+/**
+ * node-floor (named in --peers only): a Node process that relays MQTT frames with no broker behind
+ * them (bench/peers/node-floor.js), for the scenario kinds listed here; "svc vs node-floor" is then
+ * how far svc is from the least the runtime costs for the same work.
+ */
+export const FLOOR_PEERS = { "node-floor": new Set(["latency", "conn", "memory"]) };
 export const BENCH_RULES = [
   // matching every bench topic
   'SELECT * FROM "bench/#"',
@@ -144,7 +152,8 @@ export async function startBroker(name, { dir, connScenario = false, nofile = 40
   if (name === "svc") return startSvc({ dir, connScenario, nofile, profDir, extra: settings });
   if (name in TRACING_PEERS) return startTracedSvc(name, TRACING_PEERS[name], { dir, connScenario, nofile, profDir });
   if (name in RULES_PEERS) return startRulesSvc(name, { dir, connScenario, nofile, profDir });
-  if (name === "aedes") return startAedes({ nofile });
+  if (name === "aedes") return startScriptPeer("aedes", "aedes-server.js", nofile);
+  if (name in FLOOR_PEERS) return startScriptPeer(name, `${name}.js`, nofile);
   if (name === "mosquitto") return startMosquitto({ dir, nofile });
   throw new Error(`unknown broker ${name}`);
 }
@@ -333,8 +342,9 @@ async function startSvc({ dir, connScenario, nofile, profDir, extra, env: more =
   return { ...handle("svc", child, ports.port), apiPort: ports.api };
 }
 
-async function startAedes({ nofile }) {
-  const child = spawnWithNofile(process.execPath, [join(ROOT, "bench", "peers", "aedes-server.js")], nofile, {
+/** A peer that is a Node script of bench/peers/ printing {"port":N,...} once it listens. */
+async function startScriptPeer(name, script, nofile) {
+  const child = spawnWithNofile(process.execPath, [join(ROOT, "bench", "peers", script)], nofile, {
     stdio: ["pipe", "pipe", "pipe"],
   });
   const port = await waitForOutput(
@@ -344,9 +354,9 @@ async function startAedes({ nofile }) {
       const m = /"port":(\d+)/.exec(out);
       return m ? Number(m[1]) : undefined;
     },
-    "aedes",
+    name,
   );
-  return handle("aedes", child, port);
+  return handle(name, child, port);
 }
 
 function freePort() {

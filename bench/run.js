@@ -58,14 +58,15 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
   --only A,B        scenarios: ${SCENARIO_KEYS.join(", ")} (default: all)
   --qos 0,1,2       QoS levels (default: all; with --qos, scenarios without a QoS
                     (conn-rate, memory) run only when named in --only)
-  --peers A,B       brokers, in run order (default: svc,aedes,mosquitto; mosquitto only
-                    when on PATH); also svc-trace0, svc-trace1 and svc-trace100: svc with tracing on,
+  --peers A,B       brokers, in run order (default: svc,aedes,mosquitto,node-floor; mosquitto
+                    only when on PATH); also svc-trace0, svc-trace1 and svc-trace100: svc with tracing on,
                     sampling 0%, 1% or 100%, exporting OTLP to a sink in the bench (the cost of
                     tracing end to end: the "svc vs svc-traceN" ratio), svc-trace1-run1 (1%,
                     telemetry.sampling_run = 1); svc-rules10: svc
                     with 10 rules, 5 matching every message (the "svc vs svc-rules10" ratio);
                     node-floor: no broker, a Node process relaying MQTT frames as they come
-                    (latency, conn-rate and memory only): the least the runtime costs
+                    (latency, conn-rate and memory only): the least the runtime costs, for these
+                    scenarios by default
   --full            also measure memory with 100,000 idle connections (needs ulimit -n
                     above 100,000 for the broker)
   --out FILE        JSON lines output (default bench/results/latest.jsonl)
@@ -121,7 +122,9 @@ const full = argv.includes("--full");
 const outFile = resolve(opt("out", join(HERE, "results", "latest.jsonl")));
 const profDir = opt("prof", "") ? resolve(opt("prof")) : "";
 let peers = list(opt("peers"));
-if (peers.length === 0) peers = ALL_PEERS.filter((p) => p !== "mosquitto" || mosquittoPath());
+if (peers.length === 0) {
+  peers = [...ALL_PEERS.filter((p) => p !== "mosquitto" || mosquittoPath()), ...Object.keys(FLOOR_PEERS)];
+}
 for (const p of peers) {
   const known = [...ALL_PEERS, ...Object.keys(TRACING_PEERS), ...Object.keys(RULES_PEERS), ...Object.keys(FLOOR_PEERS)];
   if (!known.includes(p)) {

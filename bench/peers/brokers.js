@@ -2,7 +2,7 @@
 //   svc        node bin/svc.js start (dist/ must be built), defaults plus the overrides below
 //   aedes      bench/peers/aedes-server.js (Aedes defaults, plain TCP server)
 //   mosquitto  Debian's mosquitto binary with a generated configuration (below)
-//   node-floor bench/peers/node-floor.js (named in --peers only): no broker, the runtime's floor
+//   node-floor bench/peers/node-floor.js: no broker, the runtime's floor (some scenarios only)
 // Each listens on 127.0.0.1 on a free port. startBroker() resolves with { name, pid, port, stop }.
 
 import { execFileSync, spawnSync } from "node:child_process";
@@ -38,12 +38,6 @@ const TRACING_SETTINGS = { "svc-trace1-run1": { "telemetry.sampling_run": "1" } 
  */
 export const RULES_PEERS = { "svc-rules10": true };
 
-/**
- * node-floor (named in --peers only): a Node process that relays MQTT frames with no broker behind
- * them (bench/peers/node-floor.js), for the scenario kinds listed here; "svc vs node-floor" is then
- * how far svc is from the least the runtime costs for the same work.
- */
-export const FLOOR_PEERS = { "node-floor": new Set(["latency", "conn", "memory"]) };
 export const BENCH_RULES = [
   // matching every bench topic
   'SELECT * FROM "bench/#"',
@@ -58,6 +52,13 @@ export const BENCH_RULES = [
   'SELECT * FROM "benchmark/#"',
   'SELECT * FROM "$events/client_connected"',
 ];
+
+/**
+ * node-floor (in the default peers): a Node process that relays MQTT frames with no broker behind
+ * them (bench/peers/node-floor.js), run in the scenario kinds listed here only; "svc vs node-floor"
+ * is then how far svc is from the least the runtime costs for the same work.
+ */
+export const FLOOR_PEERS = { "node-floor": new Set(["latency", "conn", "memory"]) };
 
 /**
  * svc settings the bench changes, besides the listener address and data dir (listeners other than

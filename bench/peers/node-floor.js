@@ -28,16 +28,22 @@ function ack(first, frame, idAt) {
   return Buffer.from([first, 0x02, frame[idAt], frame[idAt + 1]]);
 }
 
-/** Remaining length at `buf[at + 1..]`: [value, header size], or null when not all there yet. */
+/** Size of the fixed header whose remaining length remainingLength() read last. */
+let headSize = 0;
+
+/** Remaining length at `buf[at + 1..]` (its header's size in headSize), or -1 when not all there yet. */
 function remainingLength(buf, at) {
   let value = 0;
   let mult = 1;
   for (let i = at + 1; i < buf.length && i < at + 5; i++) {
     value += (buf[i] & 0x7f) * mult;
-    if ((buf[i] & 0x80) === 0) return [value, i - at + 1];
+    if ((buf[i] & 0x80) === 0) {
+      headSize = i - at + 1;
+      return value;
+    }
     mult *= 128;
   }
-  return null;
+  return -1;
 }
 
 function onFrame(sock, f) {
@@ -48,8 +54,8 @@ function onFrame(sock, f) {
       const qos = (f[0] >> 1) & 3;
       if (qos === 0) return;
       // The packet id follows the topic: fixed header, 2 length bytes, the topic.
-      const [, head] = remainingLength(f, 0);
-      const idAt = head + 2 + f.readUInt16BE(head);
+      remainingLength(f, 0);
+      const idAt = headSize + 2 + f.readUInt16BE(headSize);
       sock.write(ack(qos === 1 ? 0x40 : 0x50, f, idAt));
       return;
     }
@@ -58,7 +64,8 @@ function onFrame(sock, f) {
       return;
     case 8: {
       // SUBSCRIBE: packet id, then (filter, options) pairs; SUBACK grants each filter's QoS.
-      const [len, head] = remainingLength(f, 0);
+      const len = remainingLength(f, 0);
+      const head = headSize;
       const granted = [];
       for (let i = head + 2; i < head + len; ) {
         const n = f.readUInt16BE(i);
@@ -94,9 +101,9 @@ function onData(chunk) {
   this.rest = null;
   let at = 0;
   while (at < buf.length) {
-    const rl = remainingLength(buf, at);
-    if (rl === null || at + rl[1] + rl[0] > buf.length) break;
-    const end = at + rl[1] + rl[0];
+    const len = remainingLength(buf, at);
+    if (len < 0 || at + headSize + len > buf.length) break;
+    const end = at + headSize + len;
     onFrame(this, buf.subarray(at, end));
     at = end;
   }

@@ -98,7 +98,7 @@ export function split(n, parts) {
   return out;
 }
 
-/** Broker CPU (cores used) between start() and stop(); `used`: the CPU ms behind it. */
+/** Broker CPU (cores used) between start() and stop(); usPer(n): its CPU µs per event of n. */
 export function brokerCpu(pid) {
   let c0 = 0;
   let t0 = 0;
@@ -119,8 +119,8 @@ export function brokerCpu(pid) {
     get value() {
       return v;
     },
-    get used() {
-      return used;
+    usPer(n) {
+      return used === null || !(n > 0) ? null : (used * 1000) / n;
     },
   };
 }

@@ -323,7 +323,7 @@ async function runLatency(s, broker, workers) {
     p999: round3(r.p999),
     max: round3(r.max),
     samples: r.samples,
-    broker_us_per_msg: r.samples > 0 ? round2((bcpu.used * 1000) / r.samples) : null,
+    broker_us_per_msg: round2(bcpu.usPer(r.samples)),
     warmup_s: warmupMs / 1000,
     cold_p50: round3(r.cold.p50),
     cold_p99: round3(r.cold.p99),
@@ -427,7 +427,6 @@ async function connectRound(ws, broker, round, count) {
   const rs = await Promise.all(ws.map((w) => w.next(60000 + count * 5, "connection result")));
   const brokerCores = bcpu.stop();
   const ok = sum(rs.map((r) => r.ok));
-  const cpuUs = ok > 0 ? (bcpu.used * 1000) / ok : null;
   const elapsed = Math.max(...rs.map((r) => r.t1)) - Math.min(...rs.map((r) => r.t0));
   return {
     rs,
@@ -435,7 +434,7 @@ async function connectRound(ws, broker, round, count) {
     ok,
     elapsed,
     rate: Math.round(ok / (elapsed / 1000)),
-    cpuUs,
+    cpuUs: bcpu.usPer(ok),
     errors: sum(rs.map((r) => r.errors)),
     firstError: rs.find((r) => r.firstError)?.firstError,
   };

@@ -81,7 +81,7 @@ export const ZONE_SCHEMA = {
     defaultFor: { internal: "10000" },
     min: 0,
     description:
-      "Most messages queued for a client beyond its inflight window (0 = unlimited); over half of it, or while its socket lags, a connected client holds its publishers back until it catches up.",
+      "Most messages queued for a client beyond its inflight window (0 = unlimited); over half of it (at most twice the inflight window), or while its socket lags, a connected client holds its publishers back until it catches up.",
   },
   "zone.$zone.mqueue_store_qos0": {
     type: "boolean",

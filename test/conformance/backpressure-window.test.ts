@@ -2,23 +2,15 @@
 // highWatermark): with the default queue of 1,000 and window of 32, a QoS 1 publisher's
 // acknowledgements wait once 64 messages are queued, not 500.
 
-import mqttPacket from "mqtt-packet";
 import { describe, expect, it } from "vitest";
 import { highWatermark } from "../../src/broker/session/session.ts";
 import { Raw, uid, useNode, waitUntil } from "./helpers.ts";
 
 const node = useNode();
 
-function publishFrame(topic: string, messageId: number): Buffer {
-  return mqttPacket.generate({
-    cmd: "publish",
-    topic,
-    payload: Buffer.alloc(64, 7),
-    qos: 1,
-    messageId,
-    retain: false,
-    dup: false,
-  });
+/** A QoS 1 PUBLISH of 64 bytes through the raw client's own encoder. */
+function publish(client: Raw, topic: string, messageId: number): void {
+  client.send({ cmd: "publish", topic, payload: Buffer.alloc(64, 7), qos: 1, messageId, retain: false, dup: false });
 }
 
 describe("the high watermark follows the inflight window", () => {
@@ -40,12 +32,12 @@ describe("the high watermark follows the inflight window", () => {
     const { raw: pub } = await Raw.connect(node(), 4);
     // The window (32) goes out; 60 wait in the queue, under the watermark: every one acknowledged.
     let next = 1;
-    for (; next <= 32 + 60; next++) pub.sendBytes(publishFrame(topic, next));
+    for (; next <= 32 + 60; next++) publish(pub, topic, next);
     await waitUntil(() => pub.received("puback") === 92, "92 publishes acknowledged");
     expect(session()?.mqueue.length).toBe(60);
     expect(session()?.holding).toBe(false);
     // Ten more take the queue past 64: the publisher is held, far below half the queue (500).
-    for (; next <= 32 + 70; next++) pub.sendBytes(publishFrame(topic, next));
+    for (; next <= 32 + 70; next++) publish(pub, topic, next);
     await waitUntil(() => session()?.holding === true, "the subscriber holds its publisher");
     await waitUntil(() => session()?.mqueue.length === 70, "70 queued");
     expect(pub.received("puback")).toBeLessThan(102);

@@ -130,6 +130,12 @@ export function brokerVersions() {
   return { svc: `${pkg.version}${git}`, aedes, mosquitto };
 }
 
+/** The Node flags `npm start` gives svc (package.json: `node <flags> bin/svc.js start`). */
+function svcNodeFlags() {
+  const start = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
+  return start.slice(1, start.indexOf("bin/svc.js"));
+}
+
 /** Keys the built svc knows (unknown keys stop svc at start, so optional ones are checked). */
 function svcKnows(key) {
   try {
@@ -316,6 +322,7 @@ async function startSvc({ dir, connScenario, nofile, profDir, extra, env: more =
   if (svcKnows("rpc.tcp_server_port")) settings["rpc.tcp_server_port"] = "0";
   Object.assign(settings, extra);
   const args = [
+    ...svcNodeFlags(),
     ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
     join(ROOT, "bin", "svc.js"),
     "start",

@@ -34,6 +34,9 @@ function instructions(text: string): Instruction[] {
 const dockerfile = instructions(readFileSync(join(ROOT, "Dockerfile"), "utf8"));
 const of = (cmd: string) => dockerfile.filter((i) => i.cmd === cmd);
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+/** The Node flags of `npm start` (`node <flags> bin/svc.js start`): the image runs svc with the same. */
+const startWords = (pkg.scripts.start as string).split(/\s+/);
+const nodeFlags = startWords.slice(1, startWords.indexOf("bin/svc.js"));
 
 function jsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -66,7 +69,8 @@ describe("Dockerfile", () => {
     const exposed = of("EXPOSE").flatMap((e) => e.args.split(/\s+/).map(Number));
     for (const p of [1883, 8883, 8083, 8084, 8081, 8080, 18083, 5369]) expect(exposed).toContain(p);
     expect(of("HEALTHCHECK")[0]?.args).toContain("http://127.0.0.1:8081/status");
-    expect(JSON.parse(of("ENTRYPOINT")[0].args)).toEqual(["node", "/opt/svc/bin/svc.js"]);
+    expect(nodeFlags).toContain("--v8-pool-size=0");
+    expect(JSON.parse(of("ENTRYPOINT")[0].args)).toEqual(["node", ...nodeFlags, "/opt/svc/bin/svc.js"]);
     expect(JSON.parse(of("CMD").at(-1)?.args ?? "[]")).toEqual(["start"]);
   });
 });
@@ -146,7 +150,12 @@ describe("the image's tree: npm ci --omit=dev, dist, bin, etc", () => {
       "rpc.tcp_server_port": "0",
     };
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production" };
-    const args = ["bin/svc.js", "start", ...Object.entries(set).flatMap(([k, v]) => ["--set", `${k}=${v}`])];
+    const args = [
+      ...nodeFlags,
+      "bin/svc.js",
+      "start",
+      ...Object.entries(set).flatMap(([k, v]) => ["--set", `${k}=${v}`]),
+    ];
     const child = spawn(process.execPath, args, { cwd: tree, env, stdio: ["ignore", "pipe", "pipe"] });
     proc = child;
     let out = "";

@@ -35,6 +35,7 @@ import {
   mosquittoPath,
   RULES_PEERS,
   startBroker,
+  svcNodeFlags,
   TRACING_PEERS,
 } from "./peers/brokers.js";
 import { canRaiseNofile, hardNofile, installCleanup, removeDir, rssBytes, tempDir } from "./procs.js";
@@ -172,7 +173,7 @@ const CONN_SETTLE_MS = 1000;
 const CONNS_PER_WORKER = 12_500;
 
 const SETTINGS = [
-  "svc: started as npm start starts it (node --v8-pool-size=0: V8's background threads one fewer than the CPUs), defaults, plus zone.external.max_mqueue_len = 10000 (the queue bound given to Mosquitto) and, in the connection-rate and memory scenarios, listener.tcp.external.max_conn_rate = 0 (default 1000/s); listeners other than MQTT/TCP, the management API and the dashboard off.",
+  `svc: started as npm start starts it (node ${svcNodeFlags().join(" ")}), defaults, plus zone.external.max_mqueue_len = 10000 (the queue bound given to Mosquitto) and, in the connection-rate and memory scenarios, listener.tcp.external.max_conn_rate = 0 (default 1000/s); listeners other than MQTT/TCP, the management API and the dashboard off.`,
   "Mosquitto: listener on 127.0.0.1, allow_anonymous true, persistence false, max_inflight_messages 32 (svc's max_inflight), max_queued_messages 10000, max_queued_bytes 0, max_connections -1, set_tcp_nodelay true (svc: nodelay on), log_type error + warning.",
   "Aedes: defaults (Aedes.createBroker(), net.createServer(aedes.handle) on 127.0.0.1).",
   ...(scenarios.some((s) => s.kind === "cluster")

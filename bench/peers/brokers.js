@@ -131,7 +131,7 @@ export function brokerVersions() {
 }
 
 /** The Node flags `npm start` gives svc (package.json: `node <flags> bin/svc.js start`). */
-function svcNodeFlags() {
+export function svcNodeFlags() {
   const start = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
   return start.slice(1, start.indexOf("bin/svc.js"));
 }

@@ -34,9 +34,9 @@ function instructions(text: string): Instruction[] {
 const dockerfile = instructions(readFileSync(join(ROOT, "Dockerfile"), "utf8"));
 const of = (cmd: string) => dockerfile.filter((i) => i.cmd === cmd);
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-/** The Node flags of `npm start` (`node <flags> bin/svc.js start`): the image runs svc with the same. */
-const startWords = (pkg.scripts.start as string).split(/\s+/);
-const nodeFlags = startWords.slice(1, startWords.indexOf("bin/svc.js"));
+const entrypoint = JSON.parse(of("ENTRYPOINT")[0]?.args ?? "[]") as string[];
+/** The Node flags the image runs svc with (`node <flags> /opt/svc/bin/svc.js`). */
+const nodeFlags = entrypoint.slice(1, -1);
 
 function jsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -69,8 +69,10 @@ describe("Dockerfile", () => {
     const exposed = of("EXPOSE").flatMap((e) => e.args.split(/\s+/).map(Number));
     for (const p of [1883, 8883, 8083, 8084, 8081, 8080, 18083, 5369]) expect(exposed).toContain(p);
     expect(of("HEALTHCHECK")[0]?.args).toContain("http://127.0.0.1:8081/status");
+    expect(entrypoint).toEqual(["node", ...nodeFlags, "/opt/svc/bin/svc.js"]);
     expect(nodeFlags).toContain("--v8-pool-size=0");
-    expect(JSON.parse(of("ENTRYPOINT")[0].args)).toEqual(["node", ...nodeFlags, "/opt/svc/bin/svc.js"]);
+    // `npm start` runs svc with the image's flags.
+    expect(pkg.scripts.start).toBe(["node", ...nodeFlags, "bin/svc.js", "start"].join(" "));
     expect(JSON.parse(of("CMD").at(-1)?.args ?? "[]")).toEqual(["start"]);
   });
 });

@@ -11,7 +11,7 @@ export const LEGEND = [
   "FAILED: a QoS 1/2 message was lost, or any message duplicated, or a publish left unacknowledged, or a connection refused; such a run gives no figure.",
   "Deliveries/s: PUBLISH packets received by all subscribers per second of the measured window. QoS 0 losses (a broker may drop QoS 0 under overload) are in the JSON lines.",
   "latency: end-to-end, publisher to subscriber, at steady state (after the warm-up named below; the ratio compares these p99s); in brackets, cold: the same figures over the first seconds of the flow on the freshly started broker; then the broker's CPU time per message in the measured window.",
-  "connection rate: at steady state (after the warm-up rounds named below; the ratio compares these); in brackets, cold: the first round, on the freshly started broker; then the broker's CPU time per connection in the measured round.",
+  "connection rate: at steady state (the median of the measured rounds, after the warm-up rounds named below; the ratio compares these); in brackets, cold: the first round, on the freshly started broker; then the broker's CPU time per connection in the median round.",
 ];
 
 export const FLOOR_LEGEND =

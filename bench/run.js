@@ -160,14 +160,19 @@ const SOURCE_ADDRS = Array.from({ length: 240 }, (_, i) => `127.0.0.${10 + i}`);
 /** Connection attempts in flight per load-generator process. */
 const CONN_CONCURRENCY = 50;
 /**
- * Connection rate: rounds of CONN_COUNT connections opened and closed before the measured one
- * (steady state; the first round is reported as "cold"). Measured here, broker CPU per connection:
- * svc about 37 us in its first round (V8 still optimizing the connect path) and 30 us from the
- * third; Mosquitto about 24 us in both. The load generators, Node processes too, get faster the
- * same way: Mosquitto's rate rises from its cold round as well (about 18k -> 23-25k/s). Each round
- * waits CONN_SETTLE_MS after the previous round's connections are closed.
+ * Connection rate: rounds of CONN_COUNT connections opened and closed before the measured ones
+ * (steady state; the first round is reported as "cold"), then CONN_MEASURED_ROUNDS rounds of which
+ * the median (by rate) is the figure. Why four warm-up rounds: per round of 10,000 on svc, CPU time
+ * of its threads from /proc/<pid>/task (us per connection, main thread + V8's background thread):
+ * round 1 37 + 9, round 2 34 + 9, round 3 30 + 6, round 4 28 + 3, then 27-32 + 1-3. The background
+ * thread is V8's optimizing compiler (perf: TurboFan jobs), still compiling the connect path
+ * (Connection, openAndAck, the stream callbacks) through the third round. The load generators,
+ * Node processes too, warm up the same way: Mosquitto's rate rises from its cold round as well
+ * (about 18k -> 21-22k/s after two rounds, 22-26k/s after four). Each round waits
+ * CONN_SETTLE_MS after the previous round's connections are closed.
  */
-const CONN_WARMUP_ROUNDS = 2;
+const CONN_WARMUP_ROUNDS = 4;
+const CONN_MEASURED_ROUNDS = 3;
 const CONN_SETTLE_MS = 1000;
 /** Connections per load-generator process in the memory scenario. */
 const CONNS_PER_WORKER = 12_500;
@@ -181,7 +186,7 @@ const SETTINGS = [
         `Cluster scenario (svc only): etcd (binary from PATH, one member on 127.0.0.1, --heartbeat-interval 10 --election-timeout 50, data on /dev/shm); two svc nodes ${NODE_NAMES.join(" and ")} with the settings above plus cluster.discovery = etcd, cluster.etcd.node_ttl = 15s, rpc.tcp_server_port = 0 (inter-node link on loopback); the ${clusterShape} flow with its publishers on node 1 and its subscribers on node 2, started once a probe message crossed from node 1 to node 2 on every filter; ratio: deliveries/s of the 2 nodes over deliveries/s of one svc node running the same flow in the same run (both nodes and the load generators share the machine's cores).`,
       ]
     : []),
-  `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, measured after ${LATENCY_WARMUP_MS / 1000} s of the flow (steady state), "cold": the same percentiles over the first ${durationS} s of the flow (from ${LATENCY_COLD_SKIP_MS} ms on) on the freshly started broker; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}); connection rate: measured in a round of ${CONN_COUNT.toLocaleString("en")} after ${CONN_WARMUP_ROUNDS} such rounds opened and closed on the same broker (steady state; "cold": the first round); source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK (rss_connected in the JSON lines: at the last CONNACK).`,
+  `Load: subscribers in 1-2 processes, publishers in 1-2 processes; QoS 1/2 publishers keep ${PUB_WINDOW} publishes outstanding; every payload carries publisher id, sequence number and send time; latency: 1 publisher + 1 subscriber in one process, measured after ${LATENCY_WARMUP_MS / 1000} s of the flow (steady state), "cold": the same percentiles over the first ${durationS} s of the flow (from ${LATENCY_COLD_SKIP_MS} ms on) on the freshly started broker; connections: ${CONN_CONCURRENCY} attempts in flight per process, 2 processes (memory: one per ${CONNS_PER_WORKER.toLocaleString("en")}); connection rate: the median of ${CONN_MEASURED_ROUNDS} rounds of ${CONN_COUNT.toLocaleString("en")}, after ${CONN_WARMUP_ROUNDS} such rounds opened and closed on the same broker (steady state; "cold": the first round); source addresses 127.0.0.10-249; RSS from /proc/<pid>/status 1 s after start and 2 s after the last CONNACK (rss_connected in the JSON lines: at the last CONNACK).`,
 ];
 
 /** Fields of a flow result kept for the single-node baseline of the cluster scenario. */
@@ -363,19 +368,23 @@ async function runConnections(s, broker, workers) {
     rssBefore = rssBytes(broker.pid);
   }
   const first = await connectRound(ws, broker, 0, s.count);
-  let last = first;
   let errors = first.errors;
   let firstError = first.firstError;
   // Connection rate: after the cold round, rounds of the same count on the same broker, each
-  // after the previous round's connections are closed; the last is the steady-state figure.
-  for (let round = 1; !memory && round <= CONN_WARMUP_ROUNDS && errors === 0; round++) {
+  // after the previous round's connections are closed; the median of the measured ones is the
+  // steady-state figure.
+  const measured = [];
+  const rounds = memory ? 0 : CONN_WARMUP_ROUNDS + CONN_MEASURED_ROUNDS;
+  for (let round = 1; round <= rounds && errors === 0; round++) {
     for (const w of ws) w.send({ cmd: "drop" });
     await Promise.all(ws.map((w) => w.next(60000 + s.count * 5, "drop")));
     await sleep(CONN_SETTLE_MS);
-    last = await connectRound(ws, broker, round, s.count);
-    errors += last.errors;
-    firstError ??= last.firstError;
+    const r = await connectRound(ws, broker, round, s.count);
+    errors += r.errors;
+    firstError ??= r.firstError;
+    if (round > CONN_WARMUP_ROUNDS) measured.push(r);
   }
+  const last = measured.length > 0 ? medianRound(measured) : first;
   const base = {
     status: errors > 0 ? "failed" : "ok",
     connections: last.ok,
@@ -391,6 +400,7 @@ async function runConnections(s, broker, workers) {
     return {
       ...base,
       warmup_connections: s.count * CONN_WARMUP_ROUNDS,
+      rounds: measured.map((r) => ({ value: r.rate, broker_us_per_conn: round2(r.cpuUs) })),
       cold_value: first.rate,
       cold_connect_s: round2(first.elapsed / 1000),
       cold_broker_cpu: round3(first.brokerCores),
@@ -417,6 +427,11 @@ async function runConnections(s, broker, workers) {
     rss_connected: rssConnected,
     rss_after: rssAfter,
   };
+}
+
+/** The round of median rate (of an odd count; the upper middle of an even one). */
+function medianRound(rounds) {
+  return [...rounds].sort((a, b) => a.rate - b.rate)[Math.floor(rounds.length / 2)];
 }
 
 /** One round of `count` connections opened by the conn workers `ws`, timed and CPU-metered. */

@@ -168,7 +168,7 @@ const CONN_CONCURRENCY = 50;
  * thread is V8's optimizing compiler (perf: TurboFan jobs), still compiling the connect path
  * (Connection, openAndAck, the stream callbacks) through the third round. The load generators,
  * Node processes too, warm up the same way: Mosquitto's rate rises from its cold round as well
- * (about 18k -> 21-22k/s after two rounds, 22-26k/s after four). Each round waits
+ * (about 16-17k/s cold, 20-22k/s after two rounds, 22-26k/s after four). Each round waits
  * CONN_SETTLE_MS after the previous round's connections are closed.
  */
 const CONN_WARMUP_ROUNDS = 4;

@@ -2,18 +2,8 @@
 // was added or removed is matched afresh afterwards; subscribers joining an existing filter need
 // no new match; topics beyond the cache's bound still match.
 import { describe, expect, it } from "vitest";
-import { Router, type Subscriber } from "../../src/broker/router/router.ts";
-import { makeMessage, type SubOpts } from "../../src/broker/types.ts";
-
-const opts: SubOpts = { qos: 0, nl: false, rap: false, rh: 0, subId: 0, share: undefined };
-
-function sub(id: string): Subscriber & { got: string[] } {
-  const got: string[] = [];
-  return { clientId: id, subscriptions: new Map(), isOnline: () => true, deliver: (m) => void got.push(m.topic), got };
-}
-
-const pub = (r: Router, topic: string) =>
-  r.dispatch(makeMessage({ topic, payload: Buffer.alloc(0), qos: 0, retain: false }), "random");
+import { Router } from "../../src/broker/router/router.ts";
+import { QOS0 as opts, publishTo as pub, recordingSubscriber as sub } from "../helpers/router-subscriber.ts";
 
 describe("Router wildcard match cache", () => {
   it("follows wildcard filters added and removed after a topic was matched", () => {

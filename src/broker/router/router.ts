@@ -45,6 +45,8 @@ const online = (s: Subscriber): boolean => s.isOnline();
 /** Topics whose wildcard matches are remembered (the cache starts over beyond this). */
 const WILD_CACHE_LIMIT = 16_384;
 
+const DOLLAR = 0x24; // '$'
+
 export class Router {
   /** Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only. */
   private readonly entries = new Map<string, RouteEntry>();
@@ -57,6 +59,13 @@ export class Router {
    */
   private readonly wildCache = new Map<string, readonly RouteEntry[]>();
   private readonly listeners: RouteListener[] = [];
+  /**
+   * Filters starting with '$' ($SYS/#...). Only they can match a topic starting with '$'
+   * [MQTT-4.7.2-1]: while there are none, the node's own $SYS messages (a presence message per
+   * connect and disconnect, each on a topic of its own) skip routing, and never fill the
+   * wildcard cache with topics published once.
+   */
+  private dollarFilters = 0;
   /** Set by the cluster: which shared groups this node serves for a message. */
   sharedGate: SharedGate | null = null;
   /** Counts for statistics. */
@@ -77,6 +86,7 @@ export class Router {
     if (e === undefined) {
       e = { filter, subs: new Map(), shared: undefined };
       this.entries.set(filter, e);
+      if (filter.charCodeAt(0) === DOLLAR) this.dollarFilters++;
       if (isWildcard(filter)) {
         this.wild.set(filter, e);
         this.wildCache.clear();
@@ -129,6 +139,7 @@ export class Router {
     }
     if (e.subs.size === 0 && (e.shared === undefined || e.shared.size === 0)) {
       this.entries.delete(filter);
+      if (filter.charCodeAt(0) === DOLLAR) this.dollarFilters--;
       if (isWildcard(filter)) {
         this.wild.delete(filter);
         this.wildCache.clear();
@@ -142,6 +153,7 @@ export class Router {
    * the number of deliveries.
    */
   dispatch(msg: Message, strategy: SharedStrategy): number {
+    if (this.dollarFilters === 0 && msg.topic.charCodeAt(0) === DOLLAR) return 0;
     let n = 0;
     const e = this.entries.get(msg.topic);
     if (e !== undefined) n += this.dispatchEntry(e, msg, strategy);

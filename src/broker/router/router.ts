@@ -62,8 +62,8 @@ export class Router {
   /**
    * Filters starting with '$' ($SYS/#...). Only they can match a topic starting with '$'
    * [MQTT-4.7.2-1]: while there are none, the node's own $SYS messages (a presence message per
-   * connect and disconnect, each on a topic of its own) skip routing, and never fill the
-   * wildcard cache with topics published once.
+   * connect and disconnect, each on a topic of its own) skip routing. '$' topics never go into
+   * wildCache: one remembered per connect would only push out the topics published again.
    */
   private dollarFilters = 0;
   /** Set by the cluster: which shared groups this node serves for a message. */
@@ -153,23 +153,32 @@ export class Router {
    * the number of deliveries.
    */
   dispatch(msg: Message, strategy: SharedStrategy): number {
-    if (this.dollarFilters === 0 && msg.topic.charCodeAt(0) === DOLLAR) return 0;
+    const topic = msg.topic;
+    const dollar = topic.charCodeAt(0) === DOLLAR;
+    if (dollar && this.dollarFilters === 0) return 0;
     let n = 0;
-    const e = this.entries.get(msg.topic);
+    const e = this.entries.get(topic);
     if (e !== undefined) n += this.dispatchEntry(e, msg, strategy);
     if (this.wild.size > 0) {
-      const hits = this.wildCache.get(msg.topic) ?? this.matchWild(msg.topic);
+      // The node's own '$' topics are matched afresh: most are published once (presence).
+      const hits = dollar ? this.matchWild(topic) : (this.wildCache.get(topic) ?? this.cacheWild(topic));
       for (let i = 0; i < hits.length; i++) n += this.dispatchEntry(hits[i], msg, strategy);
     }
     return n;
   }
 
-  /** The wildcard entries matching `topic`, from the trie, remembered in wildCache. */
-  private matchWild(topic: string): readonly RouteEntry[] {
+  /** The wildcard entries matching `topic`, from the trie. */
+  private matchWild(topic: string): RouteEntry[] {
     const hits: RouteEntry[] = [];
     this.wild.match(topic, (w) => {
       hits.push(w);
     });
+    return hits;
+  }
+
+  /** matchWild, remembered in wildCache. */
+  private cacheWild(topic: string): readonly RouteEntry[] {
+    const hits = this.matchWild(topic);
     if (this.wildCache.size >= WILD_CACHE_LIMIT) this.wildCache.clear();
     this.wildCache.set(topic, hits);
     return hits;

@@ -15,7 +15,8 @@
 const SLASH = 0x2f; // '/'
 const PLUS = 0x2b; // '+'
 const HASH = 0x23; // '#'
-const DOLLAR = 0x24; // '$'
+/** '$': a topic starting with it is matched by no filter starting with a wildcard [MQTT-4.7.2-1]. */
+export const DOLLAR = 0x24;
 const NUL = 0x00;
 
 /** Maximum length in bytes of an MQTT UTF-8 encoded string (1.5.4). */

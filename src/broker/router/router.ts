@@ -3,7 +3,7 @@
 // with wildcards costs one Map lookup. Route listeners (cluster route sync) hear when a filter
 // gets its first subscriber or loses its last.
 
-import { isWildcard } from "../../mqtt/topic.ts";
+import { DOLLAR, isWildcard } from "../../mqtt/topic.ts";
 import type { Message, SubOpts } from "../types.ts";
 import { SharedGroup, type SharedStrategy } from "./shared-strategy.ts";
 import { TopicTrie } from "./topic-trie.ts";
@@ -44,8 +44,6 @@ const online = (s: Subscriber): boolean => s.isOnline();
 
 /** Topics whose wildcard matches are remembered (the cache starts over beyond this). */
 const WILD_CACHE_LIMIT = 16_384;
-
-const DOLLAR = 0x24; // '$'
 
 export class Router {
   /** Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only. */

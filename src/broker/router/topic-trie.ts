@@ -13,7 +13,7 @@
 // Filters must be valid (see validateTopicFilter in src/mqtt/topic.ts); a
 // '#' level that is not the last level is stored as a literal level.
 
-const DOLLAR = 0x24; // '$'
+import { DOLLAR } from "../../mqtt/topic.ts";
 
 const KIND_LITERAL = 0;
 const KIND_PLUS = 1;

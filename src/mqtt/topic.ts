@@ -15,8 +15,7 @@
 const SLASH = 0x2f; // '/'
 const PLUS = 0x2b; // '+'
 const HASH = 0x23; // '#'
-/** '$': a topic starting with it is matched by no filter starting with a wildcard [MQTT-4.7.2-1]. */
-export const DOLLAR = 0x24;
+const DOLLAR = 0x24; // '$'
 const NUL = 0x00;
 
 /** Maximum length in bytes of an MQTT UTF-8 encoded string (1.5.4). */
@@ -150,13 +149,21 @@ function startsWithAt(s: string, prefix: string): boolean {
 }
 
 /**
+ * A topic name or filter starting with '$': such a topic is matched by no filter starting with a
+ * wildcard [MQTT-4.7.2-1]; shared forms (`$share/`, `$queue/`) start with it too.
+ */
+export function startsWithDollar(s: string): boolean {
+  return s.charCodeAt(0) === DOLLAR;
+}
+
+/**
  * Index where the inner filter starts: 0 for a plain filter, > 0 for a
  * well-formed shared prefix, -1 for a malformed `$share/...` or `$queue/`
  * form (empty group, group with '+'/'#', or no inner filter)
  * [MQTT-4.8.2-1], [MQTT-4.8.2-2].
  */
 export function sharedInnerStart(filter: string): number {
-  if (filter.charCodeAt(0) !== DOLLAR) return 0;
+  if (!startsWithDollar(filter)) return 0;
   if (startsWithAt(filter, SHARE_PREFIX)) {
     const n = filter.length;
     const g = SHARE_PREFIX.length;
@@ -207,7 +214,7 @@ export function isWildcard(filter: string): boolean {
 export function matchTopic(filter: string, topic: string): boolean {
   const flen = filter.length;
   const tlen = topic.length;
-  if (flen > 0 && tlen > 0 && topic.charCodeAt(0) === DOLLAR) {
+  if (flen > 0 && tlen > 0 && startsWithDollar(topic)) {
     const f0 = filter.charCodeAt(0);
     if (f0 === PLUS || f0 === HASH) return false; // [MQTT-4.7.2-1]
   }
@@ -249,7 +256,7 @@ export function matchTopic(filter: string, topic: string): boolean {
  * and for a malformed shared form (`$share/g`, `$share//x`, `$queue/`).
  */
 export function parseSharedFilter(filter: string): { group: string; filter: string } | null {
-  if (filter.charCodeAt(0) !== DOLLAR) return null;
+  if (!startsWithDollar(filter)) return null;
   const inner = sharedInnerStart(filter);
   if (inner <= 0) return null;
   if (inner === QUEUE_PREFIX.length && startsWithAt(filter, QUEUE_PREFIX)) {

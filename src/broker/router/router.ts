@@ -3,7 +3,7 @@
 // with wildcards costs one Map lookup. Route listeners (cluster route sync) hear when a filter
 // gets its first subscriber or loses its last.
 
-import { DOLLAR, isWildcard } from "../../mqtt/topic.ts";
+import { isWildcard, startsWithDollar } from "../../mqtt/topic.ts";
 import type { Message, SubOpts } from "../types.ts";
 import { SharedGroup, type SharedStrategy } from "./shared-strategy.ts";
 import { TopicTrie } from "./topic-trie.ts";
@@ -84,7 +84,7 @@ export class Router {
     if (e === undefined) {
       e = { filter, subs: new Map(), shared: undefined };
       this.entries.set(filter, e);
-      if (filter.charCodeAt(0) === DOLLAR) this.dollarFilters++;
+      if (startsWithDollar(filter)) this.dollarFilters++;
       if (isWildcard(filter)) {
         this.wild.set(filter, e);
         this.wildCache.clear();
@@ -137,7 +137,7 @@ export class Router {
     }
     if (e.subs.size === 0 && (e.shared === undefined || e.shared.size === 0)) {
       this.entries.delete(filter);
-      if (filter.charCodeAt(0) === DOLLAR) this.dollarFilters--;
+      if (startsWithDollar(filter)) this.dollarFilters--;
       if (isWildcard(filter)) {
         this.wild.delete(filter);
         this.wildCache.clear();
@@ -152,13 +152,12 @@ export class Router {
    */
   dispatch(msg: Message, strategy: SharedStrategy): number {
     const topic = msg.topic;
-    const dollar = topic.charCodeAt(0) === DOLLAR;
+    const dollar = startsWithDollar(topic);
     if (dollar && this.dollarFilters === 0) return 0;
     let n = 0;
     const e = this.entries.get(topic);
     if (e !== undefined) n += this.dispatchEntry(e, msg, strategy);
     if (this.wild.size > 0) {
-      // The node's own '$' topics are matched afresh: most are published once (presence).
       const hits = dollar ? this.matchWild(topic) : (this.wildCache.get(topic) ?? this.cacheWild(topic));
       for (let i = 0; i < hits.length; i++) n += this.dispatchEntry(hits[i], msg, strategy);
     }

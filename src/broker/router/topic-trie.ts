@@ -13,7 +13,7 @@
 // Filters must be valid (see validateTopicFilter in src/mqtt/topic.ts); a
 // '#' level that is not the last level is stored as a literal level.
 
-import { DOLLAR } from "../../mqtt/topic.ts";
+import { startsWithDollar } from "../../mqtt/topic.ts";
 
 const KIND_LITERAL = 0;
 const KIND_PLUS = 1;
@@ -145,7 +145,7 @@ export class TopicTrie<V> {
   match(topic: string, visit: (value: V, filter: string) => void): void {
     if (this.count === 0) return;
     const levels = topic.split("/");
-    const dollar = topic.charCodeAt(0) === DOLLAR;
+    const dollar = startsWithDollar(topic);
     this.walk(this.root, levels, 0, dollar, visit);
   }
 

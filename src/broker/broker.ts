@@ -24,7 +24,7 @@ import { Router } from "./router/router.ts";
 import type { Session } from "./session/session.ts";
 import { SessionRegistry } from "./sessions.ts";
 import { type BrokerSettings, DEFAULT_ZONE, type ZoneSettings } from "./settings.ts";
-import type { Message, SubOpts } from "./types.ts";
+import { isSysMessage, type Message, type SubOpts } from "./types.ts";
 
 export class Broker {
   readonly hooks: BrokerHooks;
@@ -90,7 +90,8 @@ export class Broker {
   }
 
   private readonly route = (msg: Message): number => {
-    this.metrics.inc(M.messagesPublish);
+    const sys = isSysMessage(msg);
+    if (!sys) this.metrics.inc(M.messagesPublish);
     this.congested = null;
     let m: Message | null = msg;
     if (this.hooks.active["message.publish"] === true) {
@@ -98,7 +99,7 @@ export class Broker {
       if (m === null) return 0;
     }
     const n = this.router.dispatch(m, this.settings.sharedStrategy) + this.cluster.forward(m);
-    if (n === 0) this.noSubscribers(m);
+    if (n === 0) this.noSubscribers(m, sys);
     return n;
   };
 
@@ -110,9 +111,12 @@ export class Broker {
 
   private readonly dispatchLocal = (msg: Message): number => this.router.dispatch(msg, this.settings.sharedStrategy);
 
-  private noSubscribers(m: Message): void {
-    this.metrics.inc(M.messagesDropped);
-    this.metrics.inc(M.messagesDroppedNoSubscribers);
+  /** Nobody took `m`: the message.dropped hook hears of it; only a non-system one is counted. */
+  private noSubscribers(m: Message, sys: boolean): void {
+    if (!sys) {
+      this.metrics.inc(M.messagesDropped);
+      this.metrics.inc(M.messagesDroppedNoSubscribers);
+    }
     if (this.hooks.active["message.dropped"] === true)
       this.hooks.run("message.dropped", m, undefined, "no_subscribers");
   }

@@ -108,6 +108,14 @@ export interface NewMessage {
   now?: number;
 }
 
+/**
+ * A system message: one the broker made (`sys`), or any message on a `$SYS/` topic. The family
+ * leaves them out of `messages.publish` and `messages.dropped`, and rules skip them.
+ */
+export function isSysMessage(m: Message): boolean {
+  return m.sys || m.topic.startsWith("$SYS/");
+}
+
 export function makeMessage(m: NewMessage): Message {
   const now = m.now ?? clockNow();
   const exp = m.properties?.messageExpiryInterval;

@@ -99,12 +99,11 @@ describe("metrics and statistics of a scripted session", () => {
       "messages.qos2.sent": 1,
       "messages.delivered": 3,
       "messages.acked": 2,
-      // 6 from the publisher + 4 presence messages ($SYS .../connected, .../disconnected x2),
-      "messages.publish": 10,
-      // which nobody subscribes to: dropped for want of subscribers;
-      "messages.dropped.no_subscribers": 4,
-      // plus the one pushed out of the full queue.
-      "messages.dropped": 5,
+      // The 6 from the publisher. The 4 presence messages ($SYS .../connected, .../disconnected
+      // x2), which nobody subscribes to, are system messages: counted neither here nor as dropped.
+      "messages.publish": 6,
+      // The one pushed out of the full queue.
+      "messages.dropped": 1,
       "delivery.dropped": 1,
       "delivery.dropped.queue_full": 1,
     });
@@ -131,6 +130,26 @@ describe("metrics and statistics of a scripted session", () => {
     expect(n.sys.stats.get("connections")).toEqual({ count: 0, max: 2 });
     // The offline session still holds the two newest messages.
     expect(n.broker.sessions.lookup(sub.id)?.mqueue.length).toBe(2);
+  });
+
+  it("leaves system messages ($SYS topics, the node's own) out of messages.publish and messages.dropped", async () => {
+    const n = node();
+    const m0 = n.services.metrics.metrics();
+    const subs0 = stat(n, "subscriptions.count");
+    // A client on 127.0.0.1 may publish and subscribe to $SYS/# (the default ACL file).
+    const c = await connect(n, 4);
+    await c.c.publishAsync(`none/${uid()}`, "nobody", { qos: 1 });
+    await c.c.publishAsync(`$SYS/none/${uid()}`, "nobody", { qos: 1 });
+    const sysTopic = `$SYS/t/${uid()}`;
+    await c.c.subscribeAsync(sysTopic, { qos: 0 });
+    await c.c.publishAsync(sysTopic, "somebody", { qos: 1 });
+    expect((await c.inbox.take(1)).map((m) => [m.topic, m.payload])).toEqual([[sysTopic, "somebody"]]);
+    const d = deltas(m0, n.services.metrics.metrics());
+    // Only the publish on `none/...`; the broker's own presence message on connect is not counted.
+    expect([d["messages.publish"], d["messages.dropped"], d["messages.dropped.no_subscribers"]]).toEqual([1, 1, 1]);
+    expect(d["messages.received"]).toBe(3);
+    await c.c.endAsync();
+    await waitUntil(() => stat(n, "subscriptions.count") === subs0, "the client's session gone");
   });
 
   it("counts shared subscriptions and retained messages, and keeps each max", async () => {

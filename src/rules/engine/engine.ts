@@ -12,7 +12,7 @@
 
 import type { Broker } from "../../broker/broker.ts";
 import { metricIndex } from "../../broker/metrics.ts";
-import { type Message, makeMessage, type NewMessage } from "../../broker/types.ts";
+import { isSysMessage, type Message, makeMessage, type NewMessage } from "../../broker/types.ts";
 import type { ClusterKeys } from "../../cluster/keys.ts";
 import { decodeSegment } from "../../cluster/keys.ts";
 import type { ClusterStore } from "../../cluster/store.ts";
@@ -306,7 +306,7 @@ export class RuleEngine {
 
   /** message.publish (fold): never blocks or changes the message; only looks rules up. */
   private readonly onPublish = (msg: Message): undefined => {
-    if (msg.sys || msg.topic.startsWith("$SYS/")) return undefined;
+    if (isSysMessage(msg)) return undefined;
     const hit = this.publishRules(msg.topic);
     if (hit.length === 0) return undefined;
     const chain = msg.headers?.[GUARD_HEADER] as readonly string[] | undefined;

@@ -73,7 +73,10 @@ export class Bridges implements Plugin {
   load(): void {
     const configs = loadBridgeConf(this.deps.etcDir, this.deps.nodeName);
     for (const cfg of configs) this.bridges.set(cfg.name, new Bridge(cfg, this.env));
-    this.deps.broker.hooks.add("message.publish", (msg: Message) => this.offer(msg), PRIORITY.bridges, OWNER);
+    // A bridge forwards no system message (Bridge.matches).
+    this.deps.broker.hooks.add("message.publish", (msg: Message) => this.offer(msg), PRIORITY.bridges, OWNER, {
+      ignoresSystem: true,
+    });
     this.loaded = true;
     // RPC bridges need the cluster calls; before useRpc() the auto bridges wait for it.
     if (this.rpc !== undefined) this.startAuto();

@@ -103,6 +103,22 @@ export class Broker {
     return n;
   };
 
+  /**
+   * Whether a message the node publishes itself (`sys`, not retained) would reach anyone: a
+   * subscriber to a `$` filter, another node (any cluster), or a message.publish or
+   * message.dropped callback that acts on such messages (a topic trace). Callers that build one per
+   * client event (presence) skip the work when nobody would hear: system messages are not counted
+   * in the metrics either (route).
+   */
+  systemAudience(): boolean {
+    return (
+      this.router.hasDollarFilters() ||
+      this.cluster !== NullCluster ||
+      this.hooks.seesSystem("message.publish") ||
+      this.hooks.seesSystem("message.dropped")
+    );
+  }
+
   /** Delivers a message forwarded by another node to local subscribers only. */
   dispatch(msg: Message): number {
     if (this.tracing !== null) return this.tracing.dispatch(msg, this.dispatchLocal);

@@ -26,6 +26,20 @@ interface Entry {
   fn: AnyFn;
   priority: number;
   owner: string;
+  ignoresSystem: boolean;
+}
+
+export interface AddOptions {
+  /**
+   * Message hookpoints: the callback does nothing with a message the node publishes itself
+   * (`sys`) that is not retained. Such messages are then only built when someone else would hear
+   * of them (Broker.systemAudience).
+   */
+  ignoresSystem?: boolean;
+}
+
+function seesSystem(e: Entry): boolean {
+  return !e.ignoresSystem;
 }
 
 export interface HookLogger {
@@ -42,17 +56,20 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
    * with a constant name at each site (has() with its name argument is one shared keyed load).
    */
   readonly active: Partial<Record<keyof M, boolean>> = {};
+  /** Hookpoints with a callback that may act on a non-retained system message (AddOptions). */
+  private readonly systemSeen: Partial<Record<keyof M, boolean>> = {};
 
   constructor(private readonly logger: HookLogger) {}
 
   /** Adds `fn` at `priority` (higher runs first; equal priorities run in insertion order). */
-  add<K extends keyof M>(name: K, fn: M[K], priority: number, owner: string): void {
+  add<K extends keyof M>(name: K, fn: M[K], priority: number, owner: string, opts: AddOptions = {}): void {
     const list = [...(this.table.get(name) ?? [])];
     let i = list.length;
     while (i > 0 && list[i - 1].priority < priority) i--;
-    list.splice(i, 0, { fn, priority, owner });
+    list.splice(i, 0, { fn, priority, owner, ignoresSystem: opts.ignoresSystem === true });
     this.table.set(name, list);
     this.active[name] = true;
+    this.systemSeen[name] = list.some(seesSystem);
   }
 
   /** Removes every callback that `owner` registered (a plugin unloading). */
@@ -63,11 +80,17 @@ export class Hooks<M extends { [K in keyof M]: AnyFn }> {
         this.table.delete(name);
         this.active[name] = false;
       } else this.table.set(name, kept);
+      this.systemSeen[name] = kept.some(seesSystem);
     }
   }
 
   has(name: keyof M): boolean {
     return this.active[name] === true;
+  }
+
+  /** Whether a callback of `name` may act on a non-retained system message (AddOptions). */
+  seesSystem(name: keyof M): boolean {
+    return this.systemSeen[name] === true;
   }
 
   /** Calls every callback; results are ignored, crashes logged. */

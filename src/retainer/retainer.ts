@@ -44,7 +44,10 @@ export class Retainer implements Plugin {
         ? new MemoryRetainedStore()
         : new DiscRetainedStore(join(this.settings.dataDir, "retainer"));
     const hooks = this.broker.hooks;
-    hooks.add("message.publish", (msg: Message) => this.onPublish(msg, false), PRIORITY.retainer, OWNER);
+    // Only retained messages concern it.
+    hooks.add("message.publish", (msg: Message) => this.onPublish(msg, false), PRIORITY.retainer, OWNER, {
+      ignoresSystem: true,
+    });
     hooks.add(
       "session.subscribed",
       (_c: ClientInfo, filter: string, opts: SubOpts, isNew: boolean, s: SessionHandle) =>

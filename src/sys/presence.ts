@@ -54,20 +54,28 @@ export function disconnectedPayload(c: ClientInfo, reason: string, now = Date.no
   return { clientid: c.clientId, username: c.username ?? "", reason, ts: now };
 }
 
-/** Adds the presence hooks; undo with `broker.hooks.removeOwner(PRESENCE_OWNER)`. */
+/**
+ * Adds the presence hooks; undo with `broker.hooks.removeOwner(PRESENCE_OWNER)`. A message nobody
+ * would hear of (no `$` subscription, no cluster, no callback that acts on system messages:
+ * Broker.systemAudience) is not built at all: the two messages were a third of the broker's own
+ * work per connection (connect and close) on a node without $SYS subscribers.
+ */
 export function addPresenceHooks(broker: Broker): void {
   const topic = (c: ClientInfo, what: string) => sysTopic(broker.nodeName, `clients/${c.clientId}/${what}`);
   broker.hooks.add(
     "client.connected",
-    (c: ClientInfo, info: ConnectedInfo) =>
-      publishSys(broker, topic(c, "connected"), JSON.stringify(connectedPayload(c, info))),
+    (c: ClientInfo, info: ConnectedInfo) => {
+      if (broker.systemAudience()) publishSys(broker, topic(c, "connected"), JSON.stringify(connectedPayload(c, info)));
+    },
     PRIORITY.sys,
     PRESENCE_OWNER,
   );
   broker.hooks.add(
     "client.disconnected",
-    (c: ClientInfo, reason: string) =>
-      publishSys(broker, topic(c, "disconnected"), JSON.stringify(disconnectedPayload(c, reason))),
+    (c: ClientInfo, reason: string) => {
+      if (broker.systemAudience())
+        publishSys(broker, topic(c, "disconnected"), JSON.stringify(disconnectedPayload(c, reason)));
+    },
     PRIORITY.sys,
     PRESENCE_OWNER,
   );

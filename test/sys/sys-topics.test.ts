@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../src/broker/types.ts";
 import { isLocalPeer, sysGuard } from "../../src/sys/sys-guard.ts";
-import { connect, type Msg, uid, useNode } from "../conformance/helpers.ts";
+import { connect, type Msg, uid, useNode, waitUntil } from "../conformance/helpers.ts";
 import { clientInfo } from "../helpers/client-info.ts";
 
 const STATS = [
@@ -195,5 +195,52 @@ describe("$SYS topics", () => {
       false,
       false,
     ]);
+  });
+});
+
+describe("client presence nobody would hear of", () => {
+  const node = useNode({});
+
+  it("is not built without a $ subscription, a cluster or a callback that acts on system messages", async () => {
+    const n = node();
+    const b = n.broker;
+    // A recorder that declares it ignores system messages (as the retainer, bridges and rules
+    // do) but notes every presence message that reaches message.publish.
+    const built: string[] = [];
+    b.hooks.add(
+      "message.publish",
+      (m) => {
+        if (m.sys && m.topic.includes("/clients/")) built.push(m.topic.split("/").slice(-2).join("/"));
+        return undefined;
+      },
+      0,
+      "test-blind",
+      { ignoresSystem: true },
+    );
+    expect(b.systemAudience()).toBe(false);
+    const quiet = await connect(n, 4, { clientId: uid("quiet") });
+    await quiet.c.endAsync();
+    await waitUntil(() => n.services.metrics.stats()["connections.count"] === 0, "quiet client gone");
+    expect(built).toEqual([]);
+
+    // A callback that may act on system messages (one without the option): presence is built.
+    b.hooks.add("message.dropped", () => {}, 0, "test-sees");
+    expect(b.systemAudience()).toBe(true);
+    const heardId = uid("heard");
+    const heard = await connect(n, 4, { clientId: heardId });
+    await heard.c.endAsync();
+    await waitUntil(() => built.length === 2, "connected and disconnected");
+    expect(built).toEqual([`${heardId}/connected`, `${heardId}/disconnected`]);
+    b.hooks.removeOwner("test-sees");
+    expect(b.systemAudience()).toBe(false);
+
+    // A subscription to a $ filter (here a shared one) is an audience while it lasts.
+    const watcher = await connect(n, 5);
+    await watcher.c.subscribeAsync("$share/g/$SYS/brokers/+/clients/#", { qos: 0 });
+    expect(b.systemAudience()).toBe(true);
+    await watcher.c.unsubscribeAsync("$share/g/$SYS/brokers/+/clients/#");
+    expect(b.systemAudience()).toBe(false);
+    await watcher.c.endAsync();
+    b.hooks.removeOwner("test-blind");
   });
 });

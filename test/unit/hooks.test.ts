@@ -113,6 +113,22 @@ describe("Hooks.fold1 (one argument, no array) answers as fold does", () => {
   });
 });
 
+describe("Hooks.seesSystem", () => {
+  it("is true while a callback of the hookpoint did not declare that it ignores system messages", () => {
+    const { hooks } = make();
+    expect(hooks.seesSystem("note")).toBe(false);
+    hooks.add("note", () => {}, 1, "blind", { ignoresSystem: true });
+    expect([hooks.has("note"), hooks.seesSystem("note")]).toEqual([true, false]);
+    hooks.add("note", () => {}, 2, "sees");
+    hooks.add("n", () => undefined, 1, "sees", { ignoresSystem: false });
+    expect([hooks.seesSystem("note"), hooks.seesSystem("n")]).toEqual([true, true]);
+    hooks.removeOwner("sees");
+    expect([hooks.seesSystem("note"), hooks.seesSystem("n"), hooks.has("note")]).toEqual([false, false, true]);
+    hooks.removeOwner("blind");
+    expect([hooks.seesSystem("note"), hooks.has("note")]).toEqual([false, false]);
+  });
+});
+
 describe("Hooks.fold3 (three arguments) answers as fold does", () => {
   interface P3 {
     t: (a: number, b: string, c: number, acc: string) => string | undefined | Promise<string>;

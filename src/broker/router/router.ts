@@ -235,6 +235,11 @@ export class Router {
     return this.entry(filter) !== undefined;
   }
 
+  /** Whether any filter starts with '$': only such a filter can match a '$' topic. */
+  hasDollarFilters(): boolean {
+    return this.dollarFilters > 0;
+  }
+
   /** Every filter with at least one local subscriber. */
   filters(): Iterable<string> {
     return this.entries.keys();

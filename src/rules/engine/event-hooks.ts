@@ -8,6 +8,9 @@ import type { EventKey } from "../event-names.ts";
 import type { Row } from "../runtime/values.ts";
 import * as C from "./context.ts";
 
+/** Registration options of the message hooks: rules never act on system messages. */
+const SKIPS_SYSTEM = { ignoresSystem: true };
+
 export function addEventHook(
   h: BrokerHooks,
   k: EventKey,
@@ -19,7 +22,7 @@ export function addEventHook(
   const p = PRIORITY.rules;
   switch (k) {
     case "message.publish":
-      h.add("message.publish", onPublish, p, owner);
+      h.add("message.publish", onPublish, p, owner, SKIPS_SYSTEM);
       return true;
     case "message.delivered":
     case "message.acked":
@@ -40,6 +43,7 @@ export function addEventHook(
         },
         p,
         owner,
+        SKIPS_SYSTEM,
       );
       return true;
     case "client.connected":

@@ -145,7 +145,8 @@ describe("metrics and statistics of a scripted session", () => {
     await c.c.publishAsync(sysTopic, "somebody", { qos: 1 });
     expect((await c.inbox.take(1)).map((m) => [m.topic, m.payload])).toEqual([[sysTopic, "somebody"]]);
     const d = deltas(m0, n.services.metrics.metrics());
-    // Only the publish on `none/...`; the broker's own presence message on connect is not counted.
+    // Only the publish on `none/...`: the `$SYS/...` ones, and this client's presence messages
+    // (built while it holds a `$` subscription), are system messages.
     expect([d["messages.publish"], d["messages.dropped"], d["messages.dropped.no_subscribers"]]).toEqual([1, 1, 1]);
     expect(d["messages.received"]).toBe(3);
     await c.c.endAsync();

@@ -59,9 +59,10 @@ export class Router {
   private readonly listeners: RouteListener[] = [];
   /**
    * Filters starting with '$' ($SYS/#...). Only they can match a topic starting with '$'
-   * [MQTT-4.7.2-1]: while there are none, the node's own $SYS messages (a presence message per
-   * connect and disconnect, each on a topic of its own) skip routing. '$' topics never go into
-   * wildCache: one remembered per connect would only push out the topics published again.
+   * [MQTT-4.7.2-1]: while there are none, '$' topics (the node's $SYS messages; its presence
+   * messages when another node or a hook hears of them: Broker.systemAudience) skip routing. '$'
+   * topics never go into wildCache: a presence topic per connect would only push out the topics
+   * published again.
    */
   private dollarFilters = 0;
   /** Set by the cluster: which shared groups this node serves for a message. */

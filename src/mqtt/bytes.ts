@@ -8,3 +8,14 @@ export function copyOf(bytes: Uint8Array): Buffer {
   out.set(bytes);
   return out;
 }
+
+/**
+ * A copy of `bytes` in memory of its own, exactly its size (never a pool slice). For bytes kept
+ * long: a payload read off a socket is a view of a larger read buffer (a pool slab, or a whole
+ * burst of packets), all of which a kept view would hold on to.
+ */
+export function ownCopyOf(bytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafeSlow(bytes.length);
+  out.set(bytes);
+  return out;
+}

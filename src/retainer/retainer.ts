@@ -9,6 +9,7 @@ import type { SessionHandle } from "../broker/hookpoints.ts";
 import { M } from "../broker/metrics.ts";
 import type { ClientInfo, Message, SubOpts } from "../broker/types.ts";
 import { PRIORITY } from "../hooks/priorities.ts";
+import { ownCopyOf } from "../mqtt/bytes.ts";
 import type { Plugin } from "../plugins/registry.ts";
 import { DiscRetainedStore } from "./disc-store.ts";
 import { MemoryRetainedStore } from "./memory-store.ts";
@@ -82,6 +83,8 @@ export class Retainer implements Plugin {
     if (msg.expiresAt === 0 && this.settings.expiryInterval > 0) {
       msg = { ...msg, expiresAt: msg.timestamp + this.settings.expiryInterval };
     }
+    // Kept until replaced: a payload viewing a larger read buffer is stored as a copy of its own.
+    if (msg.payload.buffer.byteLength > msg.payload.length) msg = { ...msg, payload: ownCopyOf(msg.payload) };
     if (!replica) this.broker.metrics.inc(M.messagesRetained);
     store.put(msg);
   }

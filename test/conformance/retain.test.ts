@@ -22,6 +22,17 @@ async function settle(c: Client): Promise<string[]> {
 describe.each([4, 5] as const)("retained messages, protocol %i", (v: Proto) => {
   const node = useNode();
 
+  it("keeps a stored payload in memory of its own, not a view of the read that carried it", async () => {
+    const topic = `r/${uid()}`;
+    const pub = await connect(node(), v);
+    await pub.c.publishAsync(topic, "owned", { qos: 1, retain: true });
+    const kept = node().retainer.lookup(topic);
+    expect(kept?.payload.toString()).toBe("owned");
+    // A view would hold the whole read buffer (a pool slab, or a burst of packets) for as long as
+    // the message stays retained.
+    expect(kept?.payload.buffer.byteLength).toBe(kept?.payload.length);
+  });
+
   it("stores a retained message and sends it to a new subscription with RETAIN set", async () => {
     const topic = `r/${uid()}`;
     const pub = await connect(node(), v);

@@ -13,6 +13,7 @@ import type { Channel } from "../channel/channel.ts";
 import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
 import { readBegins, readDone } from "../clock.ts";
 import { M, type Metrics } from "../metrics.ts";
+import { readDirect } from "./direct-read.ts";
 import { connectProtocolLevel, FrameReader, MALFORMED, NEED_MORE, TOO_LARGE } from "./frame-reader.ts";
 import { bytesRead } from "./read-pacing.ts";
 
@@ -54,7 +55,7 @@ export class Connection implements ConnectionPort, StreamOwner {
     // 'error' and 'close' come through the listener's own listeners (StreamOwner), so the socket
     // keeps one function per event rather than an array.
     (stream as OwnedStream)[OWNER] = this;
-    stream.on("data", onStreamData);
+    if (!readDirect(stream, onStreamData)) stream.on("data", onStreamData);
     // A stream that is not half-open (net and TLS sockets of a server) ends its side itself when
     // the peer's does (Node's own 'end' listener): a listener of ours there would only make Node
     // keep an array of 'end' listeners per socket.

@@ -24,15 +24,20 @@ export function secondsArg(dflt) {
   return numberArg("--seconds", dflt, (n) => n > 0);
 }
 
-/** A broker with `subscribers` subscribed channels speaking `protoVer`; returns it with its zone and logger. */
-export function benchBroker({ protoVer = 4, subscribers = 10 } = {}) {
-  const zone = { ...DEFAULT_ZONE };
-  const logger = silentLogger();
-  const broker = new Broker(
-    { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },
-    logger,
-  );
-  const port = {
+/** What a bench channel knows of its connection. */
+export const BENCH_INFO = {
+  listener: "mqtt:tcp:bench",
+  protocol: "mqtt:tcp",
+  zone: "external",
+  peerHost: "127.0.0.1",
+  peerPort: 1,
+  sockHost: "127.0.0.1",
+  sockPort: 1883,
+};
+
+/** A connection port speaking `protoVer` that drops the bytes; `close` is what closing it does. */
+export function benchPort(protoVer, close = () => {}) {
+  return {
     protoVer,
     tracer: null,
     setMaxInbound() {},
@@ -41,19 +46,21 @@ export function benchBroker({ protoVer = 4, subscribers = 10 } = {}) {
     writable: () => true,
     bufferedBytes: () => 0,
     readingHeld: () => false,
-    close() {},
+    close,
   };
-  const info = {
-    listener: "mqtt:tcp:bench",
-    protocol: "mqtt:tcp",
-    zone: "external",
-    peerHost: "127.0.0.1",
-    peerPort: 1,
-    sockHost: "127.0.0.1",
-    sockPort: 1883,
-  };
+}
+
+/** A broker with `subscribers` subscribed channels speaking `protoVer`; returns it with its zone and logger. */
+export function benchBroker({ protoVer = 4, subscribers = 10 } = {}) {
+  const zone = { ...DEFAULT_ZONE };
+  const logger = silentLogger();
+  const broker = new Broker(
+    { nodeName: "bench@127.0.0.1", sharedStrategy: "random", zones: new Map([["external", zone]]), tickInterval: 1000 },
+    logger,
+  );
+  const port = benchPort(protoVer);
   for (let i = 0; i < subscribers; i++) {
-    const ch = new Channel(port, info, broker, zone);
+    const ch = new Channel(port, BENCH_INFO, broker, zone);
     ch.client.clientId = `s${i}`;
     ch.client.protoVer = protoVer;
     ch.protoVer = protoVer;

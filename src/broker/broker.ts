@@ -1,7 +1,7 @@
 // The single-node core: publish() runs the `message.publish` hook fold, then routes to local
 // subscribers and (through ClusterPort) to other nodes; dispatch() delivers locally only, for
 // messages another node forwarded (no hooks, no re-routing, so no loops and no double rule runs).
-// It also owns subscriptions on behalf of sessions, the live channels and the timer sweep.
+// It also owns subscriptions on behalf of sessions, the live channels, the timer wheel and its sweep.
 
 import type { Duplex } from "node:stream";
 import { Hooks } from "../hooks/hooks.ts";
@@ -24,6 +24,7 @@ import { Router } from "./router/router.ts";
 import type { Session } from "./session/session.ts";
 import { SessionRegistry } from "./sessions.ts";
 import { type BrokerSettings, DEFAULT_ZONE, type ZoneSettings } from "./settings.ts";
+import { TimerWheel } from "./timer-wheel.ts";
 import { isSysMessage, type Message, type SubOpts } from "./types.ts";
 
 export class Broker {
@@ -31,8 +32,10 @@ export class Broker {
   readonly metrics = new Metrics();
   readonly router = new Router();
   readonly sessions: SessionRegistry;
-  /** Every open connection's channel, connected or not (the sweep visits them). */
+  /** Every open connection's channel, connected or not. */
   readonly channels = new Set<Channel>();
+  /** Deadlines of channels and sessions, turned by the sweep (`tickInterval` wide slots). */
+  readonly timers: TimerWheel;
   cluster: ClusterPort = NullCluster;
   /** Message tracing, null while `telemetry.tracing` is off. */
   tracing: TracingPort | null = null;
@@ -47,6 +50,7 @@ export class Broker {
   ) {
     this.hooks = new Hooks<HookPoints>(logger);
     this.sessions = new SessionRegistry(this);
+    this.timers = new TimerWheel(settings.tickInterval);
     this.metrics.addLive(() => [...this.channels].map((ch) => ch.counters));
   }
 
@@ -171,6 +175,7 @@ export class Broker {
   /** A session ends: its subscriptions go, and QoS 1/2 messages owed through shared
    * subscriptions are redispatched to another member of the group. */
   endSession(session: Session): void {
+    this.timers.cancel(session);
     if (session.subscriptionCount === 0) {
       session.clearPending();
       return;
@@ -199,8 +204,13 @@ export class Broker {
   }
 
   tick(now: number): void {
-    for (const ch of this.channels) ch.tick(now);
+    this.timers.advance(now);
     this.sessions.tick(now);
+  }
+
+  /** SessionEnv: an offline session's expiry came. */
+  sessionExpired(session: Session): void {
+    this.sessions.expire(session);
   }
 
   /** Stops the sweep and closes every connection (DISCONNECT 0x8B to 5.0 clients). */

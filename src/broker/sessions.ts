@@ -1,7 +1,8 @@
 // The session registry (the family's channel manager): client id -> session and its live channel.
 // Opens, resumes, takes over and discards sessions [MQTT-3.1.2-4..6, MQTT-3.1.4-3]; parks
 // persistent sessions of disconnected clients until they expire; keeps wills whose delay has not
-// run out [MQTT-3.1.3-9]. Timers are the broker's sweep (tick), not one per session.
+// run out [MQTT-3.1.3-9]. No timer per session: an offline session waits on the broker's timer
+// wheel for its expiry (Session.due), delayed wills on the broker's sweep (tick).
 
 import { RC } from "../mqtt/reason-codes.ts";
 import type { Broker } from "./broker.ts";
@@ -123,6 +124,7 @@ export class SessionRegistry {
     else {
       session.expiresAt = expiry >= NEVER ? 0 : Date.now() + expiry * 1000;
       this.offline.add(session);
+      if (session.expiresAt !== 0) this.broker.timers.schedule(session, session.expiresAt);
     }
     if (will !== null) {
       // [MQTT-3.1.2-8] published at the will delay or when the session ends, whichever is first.
@@ -196,11 +198,13 @@ export class SessionRegistry {
     return true;
   }
 
-  /** Sweep: expired offline sessions, due wills. */
+  /** An offline session's expiry came (its timer on the wheel): it ends, unless resumed meanwhile. */
+  expire(session: Session): void {
+    if (this.offline.has(session)) this.discard(session, "expired");
+  }
+
+  /** Sweep: due wills. */
   tick(now: number): void {
-    for (const s of this.offline) {
-      if (s.expiresAt !== 0 && s.expiresAt <= now) this.discard(s, "expired");
-    }
     for (const [id, w] of this.wills) {
       if (w.at <= now) {
         this.wills.delete(id);

@@ -3,18 +3,28 @@
 // granted) [MQTT-3.8.4-8], the outgoing inflight window (max_inflight) and the client's 5.0
 // Receive Maximum [MQTT-4.9.0-2], retransmission after retry_interval for 3.1.1 with DUP
 // [MQTT-3.3.1-1] and none for 5.0 before reconnect [MQTT-4.4.0-1], QoS 2 exactly once: a duplicate
-// PUBLISH before PUBREL is not delivered again [MQTT-4.3.3-10], max_awaiting_rel (5.0 0x93
+// PUBLISH before PUBREL is not delivered again [MQTT-4.3.3-10] (until await_rel_timeout forgets
+// the id), max_awaiting_rel (5.0 0x93
 // [MQTT-3.3.4-9]), upgrade_qos, mqtt.max_qos_allowed (SUBACK capped [MQTT-3.9.3-2], 5.0 Maximum
 // QoS in CONNACK and DISCONNECT 0x9B [MQTT-3.2.2-11]).
 
 import type { IConnackPacket, IDisconnectPacket, IPublishPacket } from "mqtt-packet";
 import { describe, expect, it } from "vitest";
-import { barrier, connect, type Proto, Raw, uid, useNode } from "./helpers.ts";
+import { barrier, connect, type Proto, Raw, uid, useNode, waitUntil } from "./helpers.ts";
 
 const levels = [0, 1, 2] as const;
 
+/** A QoS 2 PUBLISH with packet id `messageId`, as a raw client sends it. */
+function qos2Publish(topic: string, payload: string, messageId: number): IPublishPacket {
+  return { cmd: "publish", topic, payload, qos: 2, messageId, dup: false, retain: false };
+}
+
 describe.each([4, 5] as const)("QoS flows, protocol %i", (v: Proto) => {
-  const node = useNode({ "zone.external.max_inflight": "2", "zone.external.retry_interval": "1s" });
+  const node = useNode({
+    "zone.external.max_inflight": "2",
+    "zone.external.retry_interval": "1s",
+    "zone.external.await_rel_timeout": "1s",
+  });
 
   it.each(levels.flatMap((p) => levels.map((s) => [p, s] as const)))(
     "publish QoS %i to a QoS %i subscription arrives at the lower QoS",
@@ -89,15 +99,7 @@ describe.each([4, 5] as const)("QoS flows, protocol %i", (v: Proto) => {
     const sub = await connect(node(), v);
     await sub.c.subscribeAsync(topic, { qos: 2 });
     const { raw } = await Raw.connect(node(), v);
-    const publish: IPublishPacket = {
-      cmd: "publish",
-      topic,
-      payload: "once",
-      qos: 2,
-      messageId: 7,
-      dup: false,
-      retain: false,
-    };
+    const publish = qos2Publish(topic, "once", 7);
     raw.send(publish);
     expect((await raw.next("pubrec")).messageId).toBe(7);
     raw.send({ ...publish, dup: true });
@@ -111,6 +113,29 @@ describe.each([4, 5] as const)("QoS flows, protocol %i", (v: Proto) => {
     raw.send({ ...publish, payload: "again" });
     await raw.next("pubrec");
     expect((await sub.inbox.waitFor((m) => m.payload === "again")).packet.qos).toBe(2);
+  });
+
+  it("forgets an incoming QoS 2 id whose PUBREL did not come within await_rel_timeout", async () => {
+    const topic = `rel/${uid()}`;
+    const sub = await connect(node(), v);
+    await sub.c.subscribeAsync(topic, { qos: 2 });
+    const { raw } = await Raw.connect(node(), v);
+    const publish = qos2Publish(topic, "a", 9);
+    const expired = () => node().broker.metrics.get("messages.qos2.expired");
+    const before = expired();
+    raw.send(publish);
+    expect((await raw.next("pubrec")).messageId).toBe(9);
+    expect((await sub.inbox.next()).payload).toBe("a");
+    const t0 = Date.now();
+    await waitUntil(() => expired() > before, "the id awaiting PUBREL is forgotten");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(500);
+    // The id is free again: the same PUBLISH is a new message now, delivered again.
+    raw.send({ ...publish, dup: true });
+    expect((await raw.next("pubrec")).messageId).toBe(9);
+    raw.send({ cmd: "pubrel", messageId: 9 });
+    expect((await raw.next("pubcomp")).messageId).toBe(9);
+    expect((await sub.inbox.next()).payload).toBe("a");
+    expect(sub.inbox.payloads()).toEqual(["a", "a"]);
   });
 
   it.runIf(v === 4)("3.1.1: resends an unacknowledged PUBLISH after retry_interval with DUP set", async () => {

@@ -1,6 +1,6 @@
 // The MQTT state machine of one connection (MQTT 5.0 sections 3 and 4): idle -> (authenticating)
 // -> connected -> disconnected. It reads parsed packets, decides, and writes through its
-// ConnectionPort; it owns no socket and no timer (the broker's sweep calls tick()). The work per
+// ConnectionPort; it owns no socket and no timer (it waits on the broker's timer wheel). The work per
 // packet kind lives in the handle-*.ts files beside it; replies for protocol outcomes are built in
 // one place (reply.ts).
 
@@ -15,6 +15,7 @@ import type { Delivery, SessionOutlet } from "../session/delivery.ts";
 import type { Session } from "../session/session.ts";
 import type { InboundAliases, OutboundAliases } from "../session/topic-aliases.ts";
 import type { ZoneSettings } from "../settings.ts";
+import type { Timed } from "../timer-wheel.ts";
 import type { ClientInfo, Message } from "../types.ts";
 import { buildPublish, takeTrailingPayload } from "./build-publish.ts";
 import { handleAcks } from "./handle-acks.ts";
@@ -76,7 +77,7 @@ export class ChannelCounters {
   }
 }
 
-export class Channel implements SessionOutlet {
+export class Channel implements SessionOutlet, Timed {
   state: ChannelState = "idle";
   readonly createdAt = Date.now();
   connectedAt = 0;
@@ -102,6 +103,8 @@ export class Channel implements SessionOutlet {
    */
   auth: AuthExchange | null = null;
   readonly counters = new ChannelCounters();
+  wheelSlot: Set<Timed> | null = null;
+  wheelAt = 0;
 
   // The ConnectionInfo is not kept: `client` holds the fields the broker reads (peer address,
   // listener, zone), and one object per connection fewer is what an idle fleet saves.
@@ -128,6 +131,8 @@ export class Channel implements SessionOutlet {
       peerCert: info.peerCert,
     };
     broker.channels.add(this);
+    // The idle timeout: CONNECT comes before it or the connection closes.
+    if (Number.isFinite(zone.idleTimeout)) broker.timers.schedule(this, this.createdAt + zone.idleTimeout + 1);
   }
 
   get clientId(): string {
@@ -272,28 +277,37 @@ export class Channel implements SessionOutlet {
     // Hand this connection's counters over to the node totals as it leaves the live set.
     this.broker.metrics.absorb(this.counters);
     this.broker.channels.delete(this);
+    this.broker.timers.cancel(this);
     if (!wasConnected) return;
     this.broker.sessions.channelClosed(this, reason);
     this.broker.hooks.run("client.disconnected", this.client, reason);
   }
 
-  /** Timer sweep: idle connections that never sent CONNECT, keepalive [MQTT-3.1.2-22]. */
-  tick(now: number): void {
+  /** The connection is open: from now on its keepalive is watched [MQTT-3.1.2-22]. */
+  watchKeepalive(): void {
+    if (this.keepalive > 0) this.broker.timers.schedule(this, this.lastRecv + this.keepaliveLimit() + 1);
+    else this.broker.timers.cancel(this);
+  }
+
+  /** Silence after which the client is gone: 1.5x its keepalive (`keepalive_backoff` 0.75, doubled). */
+  private keepaliveLimit(): number {
+    return this.keepalive * 1000 * this.zone.keepaliveBackoff * 2;
+  }
+
+  /** Timer wheel: the idle timeout before CONNECT, or the keepalive deadline came [MQTT-3.1.2-22]. */
+  due(now: number): void {
+    const timers = this.broker.timers;
     if (this.state === "idle" || this.state === "authenticating") {
       if (now - this.createdAt > this.zone.idleTimeout) this.close("idle_timeout");
+      else timers.schedule(this, this.createdAt + this.zone.idleTimeout + 1);
       return;
     }
-    if (this.state !== "connected") return;
+    if (this.state !== "connected" || this.keepalive <= 0) return;
+    const limit = this.keepaliveLimit();
     // A client this side does not read (ingress back-pressure, a hook's answer) is not silent.
-    if (
-      this.keepalive > 0 &&
-      now - this.lastRecv > this.keepalive * 1000 * this.zone.keepaliveBackoff * 2 &&
-      !this.conn.readingHeld()
-    ) {
-      this.kick(RC.KEEP_ALIVE_TIMEOUT, "keepalive_timeout");
-      return;
-    }
-    this.session?.tick(now);
+    if (this.conn.readingHeld()) timers.schedule(this, now + limit);
+    else if (now - this.lastRecv > limit) this.kick(RC.KEEP_ALIVE_TIMEOUT, "keepalive_timeout");
+    else timers.schedule(this, this.lastRecv + limit + 1);
   }
 
   describeReason(rc: number): string {

@@ -62,6 +62,7 @@ function openAndAck(
   ch.session = session;
   ch.state = "connected";
   ch.connectedAt = Date.now();
+  ch.watchKeepalive();
 
   const m = ch.broker.metrics;
   if (ver === 5) {

@@ -9,6 +9,7 @@ import { M, type Metrics } from "../metrics.ts";
 import type { AckHolder } from "../ports.ts";
 import type { Subscriber } from "../router/router.ts";
 import type { ZoneSettings } from "../settings.ts";
+import type { Timed, TimerWheel } from "../timer-wheel.ts";
 import type { ClientInfo, Message, QoS, SubOpts } from "../types.ts";
 import type { Delivery, InflightEntry, SessionOutlet } from "./delivery.ts";
 import { MessageQueue } from "./message-queue.ts";
@@ -19,13 +20,17 @@ export interface SessionEnv {
   metrics: Metrics;
   /** Set by a session that became congested (see Session.held) during the current publish. */
   congested: AckHolder | null;
+  /** Where a session waits for its deadlines (see Session.due). */
+  timers: TimerWheel;
+  /** An offline session's expiry came: the registry ends it (unless it was resumed meanwhile). */
+  sessionExpired(session: Session): void;
 }
 
 /** Most publishers a congested session holds back before it lets them all go. */
 const MAX_HELD = 10_000;
 /**
  * Longest a congested session holds publishers back without sending its client anything (checked
- * by the 1 s sweep): a subscriber that stopped reading must not stall its publishers, and the other
+ * on the timer wheel): a subscriber that stopped reading must not stall its publishers, and the other
  * subscribers of their messages, for longer. It then holds no one until it has caught up, and its
  * full queue drops the oldest. A slow subscriber that still takes messages holds on (no loss).
  */
@@ -60,9 +65,12 @@ export function highWatermark(maxMqueueLen: number, maxInflight: number): number
 /** `held` once a hold ran out: no new hold until the session has caught up. */
 const HOLDS_OFF = new Held(0, 0);
 const NO_ENTRIES: readonly InflightEntry[] = [];
+const NO_TIMES: readonly number[] = [];
 
-export class Session implements SessionHandle, Subscriber {
+export class Session implements SessionHandle, Subscriber, Timed {
   readonly createdAt = Date.now();
+  wheelSlot: Set<Timed> | null = null;
+  wheelAt = 0;
   // The three maps are made on first use: an idle connection (most of a large fleet) never
   // pays for their tables.
   #subscriptions: Map<string, SubOpts> | null = null;
@@ -169,6 +177,7 @@ export class Session implements SessionHandle, Subscriber {
       } else outlet.sendPubrel(e.pid);
     }
     this.drain();
+    this.rearm();
   }
 
   detach(): void {
@@ -237,7 +246,11 @@ export class Session implements SessionHandle, Subscriber {
   /** The current publish made this session congested: its publisher is held (see `held`). */
   private congest(): void {
     if (this.held === HOLDS_OFF) return;
-    this.held ??= new Held(now(), this.delivered);
+    if (this.held === null) {
+      const at = now();
+      this.held = new Held(at, this.delivered);
+      this.env.timers.scheduleBy(this, at + HOLD_LIMIT_MS);
+    }
     this.env.congested = this;
   }
 
@@ -250,6 +263,7 @@ export class Session implements SessionHandle, Subscriber {
     }
     const e: InflightEntry = { d, pid, phase: 1, sentAt: now() };
     this.inflight.set(pid, e);
+    if (out.protoVer < 5) this.env.timers.scheduleBy(this, e.sentAt + this.zone.retryInterval);
     if (out.sendPublish(d, pid, false)) this.delivered++;
     else {
       this.inflight.delete(pid);
@@ -335,7 +349,9 @@ export class Session implements SessionHandle, Subscriber {
   awaitRel(pid: number): "new" | "dup" | "full" {
     if (this.awaitingRel.has(pid)) return "dup";
     if (this.zone.maxAwaitingRel > 0 && this.awaitingRel.size >= this.zone.maxAwaitingRel) return "full";
-    this.awaitingRel.set(pid, now());
+    const at = now();
+    this.awaitingRel.set(pid, at);
+    this.env.timers.scheduleBy(this, at + this.zone.awaitRelTimeout);
     return "new";
   }
 
@@ -345,11 +361,19 @@ export class Session implements SessionHandle, Subscriber {
   }
 
   /**
-   * Timer sweep: resends unacknowledged messages after retry_interval (3.x only: 5.0 resends only
-   * on reconnect [MQTT-4.4.0-1]), forgets QoS 2 ids whose PUBREL never came (await_rel_timeout) and
-   * ends a hold of publishers that saw nothing sent for HOLD_LIMIT_MS.
+   * Timer wheel. Offline: the expiry came. Connected: resends unacknowledged messages after
+   * retry_interval (3.x only: 5.0 resends only on reconnect [MQTT-4.4.0-1]), forgets QoS 2 ids
+   * whose PUBREL never came (await_rel_timeout), ends a hold of publishers that saw nothing sent
+   * for HOLD_LIMIT_MS; then waits for the next of those deadlines.
    */
-  tick(now: number): void {
+  due(now: number): void {
+    const out = this.outlet;
+    if (out === null) {
+      if (this.expiresAt === 0) return;
+      if (this.expiresAt <= now) this.env.sessionExpired(this);
+      else this.env.timers.schedule(this, this.expiresAt);
+      return;
+    }
     const h = this.held;
     if (h !== null && h !== HOLDS_OFF && now - h.since >= HOLD_LIMIT_MS) {
       if (h.mark === this.delivered) this.releaseHeld(HOLDS_OFF);
@@ -358,8 +382,7 @@ export class Session implements SessionHandle, Subscriber {
         h.mark = this.delivered;
       }
     }
-    const out = this.outlet;
-    if (out !== null && out.protoVer < 5 && (this.#inflight?.size ?? 0) > 0) {
+    if (out.protoVer < 5 && (this.#inflight?.size ?? 0) > 0) {
       const due = now - this.zone.retryInterval;
       for (const e of this.#inflight?.values() ?? NO_ENTRIES) {
         if (e.sentAt > due) continue;
@@ -376,6 +399,22 @@ export class Session implements SessionHandle, Subscriber {
         this.env.metrics.inc(M.qos2Expired);
       }
     }
+    this.rearm();
+  }
+
+  /** A connected session waits for the earliest deadline of its work, if it has any. */
+  private rearm(): void {
+    let at = Number.POSITIVE_INFINITY;
+    const h = this.held;
+    if (h !== null && h !== HOLDS_OFF) at = h.since + HOLD_LIMIT_MS;
+    if ((this.outlet?.protoVer ?? 5) < 5) {
+      const retry = this.zone.retryInterval;
+      for (const e of this.#inflight?.values() ?? NO_ENTRIES) at = Math.min(at, e.sentAt + retry);
+    }
+    const wait = this.zone.awaitRelTimeout;
+    for (const t of this.#awaitingRel?.values() ?? NO_TIMES) at = Math.min(at, t + wait);
+    if (at === Number.POSITIVE_INFINITY) this.env.timers.cancel(this);
+    else this.env.timers.schedule(this, at);
   }
 
   /** Queues messages a session brought from another node (sent when the client is attached). */

@@ -144,9 +144,8 @@ export class Broker {
   /** Adds (or replaces) a subscription of `session`; `filter` may be a `$share/...` form. */
   subscribe(session: Session, filter: string, opts: SubOpts): void {
     const share = parseSharedFilter(filter);
-    const isNew = !session.subscriptions.has(filter);
     const o = share === null ? opts : { ...opts, share: share.group };
-    session.subscriptions.set(filter, o);
+    const isNew = session.setSubscription(filter, o);
     this.router.add(share === null ? filter : share.filter, session, o, share?.group);
     this.hooks.run("session.subscribed", session.client, filter, o, isNew, session);
   }
@@ -156,7 +155,7 @@ export class Broker {
     session.expiryInterval = t.expiryInterval;
     for (const [filter, opts] of t.subscriptions) {
       const share = parseSharedFilter(filter);
-      session.subscriptions.set(filter, opts);
+      session.setSubscription(filter, opts);
       this.router.add(share === null ? filter : share.filter, session, opts, share?.group);
     }
     session.restore(t.pending);
@@ -165,7 +164,7 @@ export class Broker {
   unsubscribe(session: Session, filter: string): boolean {
     const opts = session.subscriptions.get(filter);
     if (opts === undefined) return false;
-    session.subscriptions.delete(filter);
+    session.deleteSubscription(filter);
     const share = parseSharedFilter(filter);
     this.router.remove(share === null ? filter : share.filter, session, share?.group);
     this.hooks.run("session.unsubscribed", session.client, filter, opts);

@@ -8,7 +8,7 @@ import { RC } from "../mqtt/reason-codes.ts";
 import type { Broker } from "./broker.ts";
 import type { Channel } from "./channel/channel.ts";
 import type { SessionTransfer } from "./ports.ts";
-import { Session } from "./session/session.ts";
+import { Session, SessionCounts } from "./session/session.ts";
 import type { Message } from "./types.ts";
 
 interface PendingWill {
@@ -24,6 +24,8 @@ export class SessionRegistry {
   private readonly live = new Map<string, Channel>();
   private readonly offline = new Set<Session>();
   private readonly wills = new Map<string, PendingWill>();
+  /** Persistent sessions and sessions with subscriptions, kept as they change (stats). */
+  readonly counts = new SessionCounts();
 
   constructor(private readonly broker: Broker) {}
 
@@ -49,6 +51,16 @@ export class SessionRegistry {
 
   liveChannels(): Iterable<Channel> {
     return this.live.values();
+  }
+
+  private list(id: string, session: Session): void {
+    this.sessions.set(id, session);
+    session.listIn(this.counts);
+  }
+
+  private unlist(id: string, session: Session): void {
+    this.sessions.delete(id);
+    session.listIn(null);
   }
 
   /** Binds `ch` to its client id's session: takeover of a live one, resume or a fresh start. */
@@ -89,13 +101,13 @@ export class SessionRegistry {
     if (session === undefined && transfer !== null && !cleanStart) {
       // The session moved here from another node: subscriptions and owed messages come with it.
       session = new Session(ch.client, ch.zone, this.broker);
-      this.sessions.set(id, session);
+      this.list(id, session);
       this.broker.restoreSession(session, transfer);
       present = true;
       hooks.run("session.resumed", ch.client);
     } else if (session === undefined) {
       session = new Session(ch.client, ch.zone, this.broker);
-      this.sessions.set(id, session);
+      this.list(id, session);
       hooks.run("session.created", ch.client);
     } else {
       present = true;
@@ -162,7 +174,7 @@ export class SessionRegistry {
         };
     // The owed messages travel with the session: nothing to redispatch here.
     session.clearPending();
-    this.sessions.delete(clientId);
+    this.unlist(clientId, session);
     this.offline.delete(session);
     this.broker.endSession(session);
     this.broker.hooks.run("session.takeovered", session.client);
@@ -172,7 +184,7 @@ export class SessionRegistry {
   /** Ends a session: drops its subscriptions, redispatches its shared-subscription messages. */
   discard(session: Session, reason: string): void {
     const id = session.clientId;
-    if (this.sessions.get(id) === session) this.sessions.delete(id);
+    if (this.sessions.get(id) === session) this.unlist(id, session);
     this.offline.delete(session);
     this.broker.endSession(session);
     if (reason === "discarded") this.broker.hooks.run("session.discarded", session.client);

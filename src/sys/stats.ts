@@ -105,8 +105,8 @@ export class Stats {
   }
 }
 
-/** Keys cheap enough to read on every connect (sizes of maps, no iteration). */
-export const CHEAP_STATS: readonly StatName[] = ["connections", "channels", "sessions"];
+/** Keys cheap enough to read on every connect (sizes of maps and kept counts, no iteration). */
+export const CHEAP_STATS: readonly StatName[] = ["connections", "channels", "sessions", "sessions.persistent"];
 
 /** Wires the core's structures as sources: nothing here keeps a count of its own. */
 export function addCoreSources(stats: Stats, broker: Broker, retainer: Retainer | undefined): void {
@@ -115,20 +115,12 @@ export function addCoreSources(stats: Stats, broker: Broker, retainer: Retainer 
   stats.setSource("connections", () => sessions.connectedCount);
   stats.setSource("channels", () => broker.channels.size);
   stats.setSource("sessions", () => sessions.size);
-  stats.setSource("sessions.persistent", () => {
-    let n = 0;
-    for (const s of sessions.allSessions()) if (s.expiryInterval > 0) n++;
-    return n;
-  });
+  stats.setSource("sessions.persistent", () => sessions.counts.persistent);
   // One subscription = one (session, filter) pair; its options are stored once with it.
   stats.setSource("subscriptions", () => router.subscriptionCount);
   stats.setSource("suboptions", () => router.subscriptionCount);
   stats.setSource("subscriptions.shared", () => router.sharedCount);
-  stats.setSource("subscribers", () => {
-    let n = 0;
-    for (const s of sessions.allSessions()) if (s.subscriptionCount > 0) n++;
-    return n;
-  });
+  stats.setSource("subscribers", () => sessions.counts.subscribers);
   stats.setSource("routes", () => router.routeCount);
   // Topics are the routing table's filters: `topics/*` equal `routes/*` (spec section 6).
   stats.setSource("topics", () => router.routeCount);

@@ -5,7 +5,7 @@
 
 import type { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { type Client, connect, uid, useNode, waitUntil } from "../conformance/helpers.ts";
+import { type Client, connect, offline, persistent, uid, useNode, waitUntil } from "../conformance/helpers.ts";
 import type { TestNode } from "../helpers/node.ts";
 
 function deltas(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
@@ -172,6 +172,73 @@ describe("metrics and statistics of a scripted session", () => {
     expect(s["subscriptions.shared.max"]).toBeGreaterThanOrEqual(1);
     expect(s["subscriptions.count"]).toBe(s0["subscriptions.count"]);
     expect(s["subscriptions.max"]).toBeGreaterThanOrEqual(s0["subscriptions.count"] + 2);
+  });
+
+  it("keeps sessions.persistent and subscribers through every way a session changes", async () => {
+    const n = node();
+    // The counts are kept as sessions change; a walk over every session is the reference.
+    const walk = () => {
+      let persistentN = 0;
+      let subscribersN = 0;
+      for (const s of n.broker.sessions.allSessions()) {
+        if (s.expiryInterval > 0) persistentN++;
+        if (s.subscriptionCount > 0) subscribersN++;
+      }
+      return [persistentN, subscribersN];
+    };
+    const [p0, s0] = walk();
+    const expectCounts = (persistentN: number, subscribersN: number) => {
+      expect(walk()).toEqual([p0 + persistentN, s0 + subscribersN]);
+      expect([stat(n, "sessions.persistent.count"), stat(n, "subscribers.count")]).toEqual(walk());
+    };
+    const t = `cnt/${uid()}`;
+
+    const a = await connect(n, 5, persistent(5));
+    await a.c.subscribeAsync([`${t}/a`, `${t}/b`]);
+    const b = await connect(n, 4);
+    await b.c.subscribeAsync(`${t}/a`);
+    expectCounts(1, 2);
+    await b.c.unsubscribeAsync(`${t}/a`);
+    expectCounts(1, 1);
+    // Takeover, resumed: the same session, counted once.
+    const a2 = await connect(n, 5, { ...persistent(5), clientId: a.id });
+    await a.closed;
+    expectCounts(1, 1);
+    // DISCONNECT lowering the expiry to 0 ends the session [MQTT-3.14.2-2 allows lowering].
+    await a2.c.endAsync(false, { properties: { sessionExpiryInterval: 0 } });
+    await waitUntil(() => n.broker.sessions.lookup(a.id) === undefined, "session of a ended");
+    expectCounts(0, 0);
+
+    // Offline until it expires (1 s, on the timer wheel).
+    const c = await connect(n, 5, persistent(5, 1));
+    await c.c.subscribeAsync(t);
+    await c.c.endAsync();
+    await offline(n, c.id);
+    expectCounts(1, 1);
+    await waitUntil(() => n.broker.sessions.lookup(c.id) === undefined, "session of c expired");
+    expectCounts(0, 0);
+
+    // Kicked: the persistent session ends with its connection.
+    const d = await connect(n, 4, persistent(4));
+    await d.c.subscribeAsync(t);
+    expectCounts(1, 1);
+    expect(n.services.clients.kick(d.id)).toBe(true);
+    await d.closed;
+    await waitUntil(() => n.broker.sessions.lookup(d.id) === undefined, "session of d ended");
+    expectCounts(0, 0);
+
+    // Clean start over a persistent session: the old one goes, the new one has nothing.
+    const e = await connect(n, 4, persistent(4));
+    await e.c.subscribeAsync(t);
+    await e.c.endAsync();
+    await offline(n, e.id);
+    expectCounts(1, 1);
+    const e2 = await connect(n, 4, { clientId: e.id, clean: true });
+    expectCounts(0, 0);
+    await e2.c.endAsync();
+    await b.c.endAsync();
+    await waitUntil(() => [e.id, b.id].every((id) => n.broker.sessions.lookup(id) === undefined), "e and b gone");
+    expectCounts(0, 0);
   });
 
   it("lets later features set rules, actions and resources", () => {

@@ -26,6 +26,17 @@ export interface SessionEnv {
   sessionExpired(session: Session): void;
 }
 
+/**
+ * What a session registry counts of the sessions it lists, kept by the sessions themselves as they
+ * change (no walk over every session for the stats).
+ */
+export class SessionCounts {
+  /** Listed sessions with an expiry interval over 0 (`sessions.persistent`). */
+  persistent = 0;
+  /** Listed sessions with at least one subscription (`subscribers`). */
+  subscribers = 0;
+}
+
 /** Most publishers a congested session holds back before it lets them all go. */
 const MAX_HELD = 10_000;
 /**
@@ -80,9 +91,56 @@ export class Session implements SessionHandle, Subscriber, Timed {
   /** Made on the first QoS 1/2 delivery: a session that never gets one never numbers a packet. */
   #pids: PacketIdAllocator | null = null;
 
-  get subscriptions(): Map<string, SubOpts> {
+  /** Read-only for everyone else: changes go through setSubscription and deleteSubscription. */
+  get subscriptions(): ReadonlyMap<string, SubOpts> {
     this.#subscriptions ??= new Map();
     return this.#subscriptions;
+  }
+
+  /** Adds or replaces a subscription; true when `filter` is new to this session. */
+  setSubscription(filter: string, opts: SubOpts): boolean {
+    const subs = (this.#subscriptions ??= new Map());
+    const before = subs.size;
+    subs.set(filter, opts);
+    if (before === subs.size) return false;
+    if (before === 0 && this.#counts !== null) this.#counts.subscribers++;
+    return true;
+  }
+
+  /** Removes a subscription; false when the session had none on `filter`. */
+  deleteSubscription(filter: string): boolean {
+    const subs = this.#subscriptions;
+    if (subs === null || !subs.delete(filter)) return false;
+    if (subs.size === 0 && this.#counts !== null) this.#counts.subscribers--;
+    return true;
+  }
+
+  /** Session expiry interval in seconds (0xFFFFFFFF = never). */
+  get expiryInterval(): number {
+    return this.#expiryInterval;
+  }
+
+  set expiryInterval(v: number) {
+    const c = this.#counts;
+    if (c !== null) c.persistent += (v > 0 ? 1 : 0) - (this.#expiryInterval > 0 ? 1 : 0);
+    this.#expiryInterval = v;
+  }
+
+  /** Listed in the registry that keeps `counts` (null: taken out of it); the counts follow. */
+  listIn(counts: SessionCounts | null): void {
+    const old = this.#counts;
+    if (old === counts) return;
+    const p = this.#expiryInterval > 0 ? 1 : 0;
+    const s = this.subscriptionCount > 0 ? 1 : 0;
+    if (old !== null) {
+      old.persistent -= p;
+      old.subscribers -= s;
+    }
+    if (counts !== null) {
+      counts.persistent += p;
+      counts.subscribers += s;
+    }
+    this.#counts = counts;
   }
 
   /** subscriptions.size without making the map. */
@@ -103,8 +161,8 @@ export class Session implements SessionHandle, Subscriber, Timed {
   private outlet: SessionOutlet | null = null;
   /** Inflight window: the zone's max_inflight lowered by the client's Receive Maximum. */
   maxInflight: number;
-  /** Session expiry interval in seconds (0xFFFFFFFF = never). */
-  expiryInterval = 0;
+  #expiryInterval = 0;
+  #counts: SessionCounts | null = null;
   /** When an offline session expires (ms since epoch); 0 while connected. */
   expiresAt = 0;
   mqueueDropped = 0;

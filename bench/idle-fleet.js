@@ -3,9 +3,13 @@
 // with N connected channels (keepalive 60 s, sessions, no socket) and, on a simulated clock, lets
 // each client send PINGREQ once a minute while the broker's sweep turns every second (timer wheel:
 // idle timeouts, keepalive deadlines, session deadlines) and the node's statistics refresh (the
-// counts and maxima of `stats`). Prints the time per second of each, median and worst.
+// counts and maxima of `stats`). Prints the time per second of each, median and worst, and the
+// JavaScript heap the fleet holds per connection (channel, session, registry and wheel entries;
+// the socket's own objects, which the RSS scenario of run.js measures, are not in it).
 // Usage: npm run build && node bench/idle-fleet.js [--connections 100000] [--seconds 180]
 
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Channel } from "../dist/broker/channel/channel.js";
 import { addCoreSources, Stats } from "../dist/sys/stats.js";
 import { BENCH_INFO, benchBroker, benchPort, numberArg } from "./in-process.js";
@@ -18,6 +22,15 @@ const { broker, zone } = benchBroker({ subscribers: 0 });
 const port = benchPort(4, () => {
   throw new Error("an idle client within its keepalive was closed");
 });
+
+// A full collection before each heap reading (exposed here, so that no flag is needed).
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc");
+const heapUsed = () => {
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+const heapBefore = heapUsed();
 
 // A fleet that has been up for a while: client i pings in second i * 60 / N of every minute.
 const group = (i) => Math.floor((i * KEEPALIVE) / N);
@@ -35,6 +48,8 @@ for (let i = 0; i < N; i++) {
   ch.watchKeepalive();
   channels.push(ch);
 }
+
+const heapPerConnection = (heapUsed() - heapBefore) / N;
 
 const stats = new Stats();
 addCoreSources(stats, broker, undefined);
@@ -66,3 +81,4 @@ console.log(
 );
 console.log(`  sweep (timer wheel) per second: ${fmt(sweep)}`);
 console.log(`  stats refresh per second:       ${fmt(refresh)}`);
+console.log(`  JavaScript heap per connection: ${Math.round(heapPerConnection)} bytes`);

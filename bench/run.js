@@ -70,6 +70,9 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
                     scenarios by default
   --full            also measure memory with 100,000 idle connections (needs ulimit -n
                     above 100,000 for the broker)
+  --memory-connections N,M
+                    the memory scenario's connection counts (default 10000; each needs
+                    ulimit -n above it for the broker)
   --out FILE        JSON lines output (default bench/results/latest.jsonl)
   --prof DIR        svc writes a V8 CPU profile per run into DIR
   --cluster-shape S the flow of the cluster scenario: ${CLUSTER_SHAPES.join(" or ")} (default pairs)
@@ -85,7 +88,17 @@ if (argv.includes("--help") || argv.includes("-h")) {
   console.log(USAGE);
   process.exit(0);
 }
-const known = new Set(["--duration", "--only", "--qos", "--peers", "--full", "--out", "--prof", "--cluster-shape"]);
+const known = new Set([
+  "--duration",
+  "--only",
+  "--qos",
+  "--peers",
+  "--full",
+  "--memory-connections",
+  "--out",
+  "--prof",
+  "--cluster-shape",
+]);
 for (const a of argv) {
   if (a.startsWith("--") && !known.has(a)) {
     console.error(`bench: unknown option ${a}\n\n${USAGE}`);
@@ -120,6 +133,11 @@ if (qosList.some((q) => ![0, 1, 2].includes(q))) {
   process.exit(2);
 }
 const full = argv.includes("--full");
+const memoryCounts = list(opt("memory-connections")).map(Number);
+if (memoryCounts.some((n) => !Number.isInteger(n) || n < 1)) {
+  console.error("bench: --memory-connections takes positive whole numbers");
+  process.exit(2);
+}
 const outFile = resolve(opt("out", join(HERE, "results", "latest.jsonl")));
 const profDir = opt("prof", "") ? resolve(opt("prof")) : "";
 let peers = list(opt("peers"));
@@ -144,7 +162,7 @@ if (!CLUSTER_SHAPES.includes(clusterShape)) {
   process.exit(2);
 }
 
-const scenarios = allScenarios({ full, clusterShape }).filter((s) => {
+const scenarios = allScenarios({ full, memoryCounts, clusterShape }).filter((s) => {
   if (only.length > 0 && !only.includes(s.key)) return false;
   if (qosList.length > 0) {
     if (s.qos === null) return only.includes(s.key);

@@ -26,7 +26,7 @@ export const CONN_COUNT = 10_000;
 export const CLUSTER_SHAPES = ["pairs", "fan-in"];
 
 /** Every scenario, in run order. `qos: null` marks scenarios where QoS does not apply. */
-export function allScenarios({ full, clusterShape = "pairs" }) {
+export function allScenarios({ full, memoryCounts = [], clusterShape = "pairs" }) {
   const out = [];
   const flows = [
     ["fan-in", [64, 16384]],
@@ -41,8 +41,9 @@ export function allScenarios({ full, clusterShape = "pairs" }) {
   }
   for (const qos of [0, 1, 2]) out.push({ key: "latency", kind: "latency", qos, payload: 64, rate: LATENCY_RATE });
   out.push({ key: "conn-rate", kind: "conn", qos: null, payload: null, count: CONN_COUNT });
-  out.push({ key: "memory", kind: "memory", qos: null, payload: null, count: 10_000 });
-  if (full) out.push({ key: "memory", kind: "memory", qos: null, payload: null, count: 100_000 });
+  const counts = memoryCounts.length > 0 ? memoryCounts : [10_000];
+  if (full && !counts.includes(100_000)) counts.push(100_000);
+  for (const count of counts) out.push({ key: "memory", kind: "memory", qos: null, payload: null, count });
   // Cross-node forwarding: the `shape` flow with its publishers on node 1 and its subscribers on
   // node 2 of a 2-node cluster, against the same flow on one node in the same run.
   for (const qos of [0, 1]) out.push({ key: "cluster", kind: "cluster", qos, payload: 64, shape: clusterShape });

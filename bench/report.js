@@ -14,6 +14,9 @@ export const LEGEND = [
   "connection rate: at steady state (the median of the measured rounds, after the warm-up rounds named below; the ratio compares these); in brackets, cold: the first round, on the freshly started broker; then the broker's CPU time per connection in the median round.",
 ];
 
+export const UNBOUNDED_LEGEND =
+  "queue unbounded: Mosquitto lost QoS 1/2 messages with its queue bounded (max_queued_messages, as svc's zone.max_mqueue_len): it holds no publisher back, so where publishers outrun a subscriber the queue overflows; the figure is from a second run with max_queued_messages 0 (no bound), and the losses of the first follow.";
+
 export const FLOOR_LEGEND =
   "node-floor: no broker, a Node.js process that only relays MQTT frames (bench/peers/node-floor.js): the least the runtime svc runs on costs for the same work.";
 
@@ -89,7 +92,13 @@ export function cell(r) {
   }
   if (r.status === "error") return "error (see notes)";
   if (r.status === "skipped") return "skipped (see notes)";
-  const flags = [r.client_bound ? "client-bound" : null, r.machine_bound ? "machine-bound" : null].filter(Boolean);
+  const flags = [
+    r.mosquitto_queue === "unbounded"
+      ? `queue unbounded; bounded, it lost ${(r.bounded_run?.lost ?? 0).toLocaleString("en")}`
+      : null,
+    r.client_bound ? "client-bound" : null,
+    r.machine_bound ? "machine-bound" : null,
+  ].filter(Boolean);
   return flags.length ? `${fmtValue(r)} (${flags.join(", ")})` : fmtValue(r);
 }
 
@@ -146,6 +155,7 @@ export function renderReport(records) {
     }
   }
   lines.push("", ...LEGEND.filter((l) => others.length > 0 || !l.startsWith("ratio")).map((l) => `- ${l}`));
+  if (results.some((r) => r.mosquitto_queue === "unbounded")) lines.push(`- ${UNBOUNDED_LEGEND}`);
   if (peers.includes("node-floor")) lines.push(`- ${FLOOR_LEGEND}`);
   if (results.some((r) => r.kind === "cluster")) lines.push(`- ${CLUSTER_LEGEND}`);
   if (machine?.settings) lines.push("", ...machine.settings.map((l) => `- ${l}`));

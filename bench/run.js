@@ -197,7 +197,7 @@ const CONNS_PER_WORKER = 12_500;
 
 const SETTINGS = [
   `svc: started as npm start starts it (node ${svcNodeFlags().join(" ")}), defaults, plus zone.external.max_mqueue_len = 10000 (the queue bound given to Mosquitto) and, in the connection-rate and memory scenarios, listener.tcp.external.max_conn_rate = 0 (default 1000/s); listeners other than MQTT/TCP, the management API and the dashboard off.`,
-  "Mosquitto: listener on 127.0.0.1, allow_anonymous true, persistence false, max_inflight_messages 32 (svc's max_inflight), max_queued_messages 10000, max_queued_bytes 0, max_connections -1, set_tcp_nodelay true (svc: nodelay on), log_type error + warning.",
+  "Mosquitto: listener on 127.0.0.1, allow_anonymous true, persistence false, max_inflight_messages 32 (svc's max_inflight), max_queued_messages 10000 (0, no bound, in a second run of a flow where it lost messages), max_queued_bytes 0, max_connections -1, set_tcp_nodelay true (svc: nodelay on), log_type error + warning.",
   "Aedes: defaults (Aedes.createBroker(), net.createServer(aedes.handle) on 127.0.0.1).",
   ...(scenarios.some((s) => s.kind === "cluster")
     ? [
@@ -475,7 +475,7 @@ async function connectRound(ws, broker, round, count) {
 }
 
 /** One scenario on one broker, in a fresh broker process; never throws. */
-async function runOne(s, peer) {
+async function runOne(s, peer, { mosquittoQueue } = {}) {
   const base = {
     type: "result",
     scenario: s.key,
@@ -527,6 +527,7 @@ async function runOne(s, peer) {
         connScenario: conn,
         nofile,
         profDir: peer.startsWith("svc") ? profDir : "",
+        mosquittoQueue,
       });
     }
     // The cluster scenario runs the flow twice (one node, then two) and starts etcd and 3 brokers.
@@ -616,7 +617,14 @@ for (const s of scenarios) {
   for (const peer of brokersOf(s)) {
     n++;
     process.stderr.write(`[${n}/${totalRuns}] ${describe(s)}${s.qos == null ? "" : `, QoS ${s.qos}`}: ${peer}\n`);
-    const r = await runOne(s, peer);
+    let r = await runOne(s, peer);
+    if (peer === "mosquitto" && s.kind === "flow" && r.status === "failed" && r.lost > 0 && !r.dups && !r.unacked) {
+      // Mosquitto holds no publisher back: where they outrun the subscriber its queue overflows and
+      // drops QoS 1/2 messages. Its figure then comes from a second run with the queue unbounded,
+      // the first run kept in the record.
+      process.stderr.write(`  lost ${r.lost} with its queue bounded: again with the queue unbounded\n`);
+      r = { ...(await runOne(s, peer, { mosquittoQueue: 0 })), mosquitto_queue: "unbounded", bounded_run: r };
+    }
     if (r.status === "skipped") process.stderr.write(`  SKIPPED: ${r.note}\n`);
     records.push(r);
     const line = JSON.stringify(r);

@@ -76,15 +76,17 @@ export const SVC_CONN_SETTINGS = { "listener.tcp.external.max_conn_rate": "0" };
  * zone.max_inflight = 32), queue 10,000 messages per client (svc as configured above), no
  * persistence (svc keeps sessions in memory), Nagle off (svc listener nodelay = true), no
  * connection limit, logging limited to errors and warnings (svc logs nothing per connection at
- * its default level).
+ * its default level). `queue` 0: no bound (the second run of a flow it lost messages in, run.js).
  */
-export function mosquittoConf(port) {
+export const MOSQUITTO_QUEUE = 10_000;
+
+export function mosquittoConf(port, queue = MOSQUITTO_QUEUE) {
   return [
     `listener ${port} 127.0.0.1`,
     "allow_anonymous true",
     "persistence false",
     "max_inflight_messages 32",
-    "max_queued_messages 10000",
+    `max_queued_messages ${queue}`,
     "max_queued_bytes 0",
     "max_connections -1",
     "set_tcp_nodelay true",
@@ -155,13 +157,16 @@ function tail(s) {
  * `profDir`: svc only, write a V8 CPU profile there; `settings`: svc only, more `--set` overrides
  * (the cluster scenario's node name and cluster keys).
  */
-export async function startBroker(name, { dir, connScenario = false, nofile = 4096, profDir = "", settings = {} }) {
+export async function startBroker(
+  name,
+  { dir, connScenario = false, nofile = 4096, profDir = "", settings = {}, mosquittoQueue = MOSQUITTO_QUEUE },
+) {
   if (name === "svc") return startSvc({ dir, connScenario, nofile, profDir, extra: settings });
   if (name in TRACING_PEERS) return startTracedSvc(name, TRACING_PEERS[name], { dir, connScenario, nofile, profDir });
   if (name in RULES_PEERS) return startRulesSvc(name, { dir, connScenario, nofile, profDir });
   if (name === "aedes") return startScriptPeer("aedes", "aedes-server.js", nofile);
   if (name in FLOOR_PEERS) return startScriptPeer(name, `${name}.js`, nofile);
-  if (name === "mosquitto") return startMosquitto({ dir, nofile });
+  if (name === "mosquitto") return startMosquitto({ dir, nofile, queue: mosquittoQueue });
   throw new Error(`unknown broker ${name}`);
 }
 
@@ -389,13 +394,13 @@ function canConnect(port) {
   });
 }
 
-async function startMosquitto({ dir, nofile }) {
+async function startMosquitto({ dir, nofile, queue }) {
   const bin = mosquittoPath();
   if (!bin) throw new Error("mosquitto is not on PATH");
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const conf = join(dir, "mosquitto.conf");
-    writeFileSync(conf, mosquittoConf(port));
+    writeFileSync(conf, mosquittoConf(port, queue));
     const child = spawnWithNofile(bin, ["-c", conf], nofile, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     const onData = (d) => {

@@ -14,6 +14,9 @@ export const LEGEND = [
   "connection rate: at steady state (the median of the measured rounds, after the warm-up rounds named below; the ratio compares these); in brackets, cold: the first round, on the freshly started broker; then the broker's CPU time per connection in the median round.",
 ];
 
+export const REPEAT_LEGEND =
+  "median: each scenario ran once per round for every broker, round after round, and each cell is its broker's median run by the figure (latency: by p99); a run with a loss or an error is shown instead; every run is in the JSON lines (`type: run`).";
+
 export const UNBOUNDED_LEGEND =
   "queue unbounded: Mosquitto lost QoS 1/2 messages with its queue bounded (max_queued_messages, as svc's zone.max_mqueue_len): it holds no publisher back, so where publishers outrun a subscriber the queue overflows; the figure is from a second run with max_queued_messages 0 (no bound), and the losses of the first follow.";
 
@@ -31,7 +34,8 @@ export function machineLine(m) {
   ].filter(Boolean);
   return (
     `${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB, ${m.os} ${m.kernel}, node ${m.node}; ${peers.join(", ")}; ` +
-    `${m.duration_s} s per scenario, MQTT 3.1.1 over loopback, ${m.date}`
+    `${m.duration_s} s per scenario${m.repeat > 1 ? `, the median of ${m.repeat} runs alternating the brokers` : ""}, ` +
+    `MQTT 3.1.1 over loopback, ${m.date}`
   );
 }
 
@@ -155,6 +159,7 @@ export function renderReport(records) {
     }
   }
   lines.push("", ...LEGEND.filter((l) => others.length > 0 || !l.startsWith("ratio")).map((l) => `- ${l}`));
+  if (machine?.repeat > 1) lines.push(`- ${REPEAT_LEGEND}`);
   if (results.some((r) => r.mosquitto_queue === "unbounded")) lines.push(`- ${UNBOUNDED_LEGEND}`);
   if (peers.includes("node-floor")) lines.push(`- ${FLOOR_LEGEND}`);
   if (results.some((r) => r.kind === "cluster")) lines.push(`- ${CLUSTER_LEGEND}`);

@@ -73,6 +73,9 @@ const USAGE = `Usage: npm run bench -- [options]     (or: node bench/run.js [opt
   --memory-connections N,M
                     the memory scenario's connection counts (default 10000; each needs
                     ulimit -n above it for the broker)
+  --repeat N        runs each scenario N times, alternating the brokers (svc, peers, svc, peers...),
+                    and reports each broker's median run (of an even N, the upper middle one); a
+                    run with a loss or an error is reported instead (default 1)
   --out FILE        JSON lines output (default bench/results/latest.jsonl)
   --prof DIR        svc writes a V8 CPU profile per run into DIR
   --cluster-shape S the flow of the cluster scenario: ${CLUSTER_SHAPES.join(" or ")} (default pairs)
@@ -95,6 +98,7 @@ const known = new Set([
   "--peers",
   "--full",
   "--memory-connections",
+  "--repeat",
   "--out",
   "--prof",
   "--cluster-shape",
@@ -136,6 +140,11 @@ const full = argv.includes("--full");
 const memoryCounts = list(opt("memory-connections")).map(Number);
 if (memoryCounts.some((n) => !Number.isInteger(n) || n < 1)) {
   console.error("bench: --memory-connections takes positive whole numbers");
+  process.exit(2);
+}
+const repeat = Number(opt("repeat", "1"));
+if (!Number.isInteger(repeat) || repeat < 1) {
+  console.error("bench: --repeat takes a positive whole number");
   process.exit(2);
 }
 const outFile = resolve(opt("out", join(HERE, "results", "latest.jsonl")));
@@ -559,6 +568,18 @@ async function runOne(s, peer, { mosquittoQueue } = {}) {
   }
 }
 
+/**
+ * The run a repeated scenario reports for one broker: the first that is not ok (a loss is a failure,
+ * not a figure), else the median by figure; every run's figure is kept in `runs`.
+ */
+function medianRun(runs) {
+  const values = runs.map((r) => r.value ?? null);
+  const bad = runs.find((r) => r.status !== "ok");
+  if (bad !== undefined) return { ...bad, runs: values };
+  const sorted = [...runs].sort((a, b) => a.value - b.value);
+  return { ...sorted[Math.floor(sorted.length / 2)], runs: values };
+}
+
 // ---- main ------------------------------------------------------------------------------------
 
 installCleanup();
@@ -577,6 +598,7 @@ function machine() {
     peers,
     duration_s: durationS,
     full,
+    repeat,
     args: argv,
     date: new Date().toISOString().slice(0, 10),
     settings: SETTINGS,
@@ -611,26 +633,37 @@ console.log(JSON.stringify(m));
  */
 const brokersOf = (s) =>
   s.kind === "cluster" ? ["svc"] : peers.filter((p) => !(p in FLOOR_PEERS) || FLOOR_PEERS[p].has(s.kind));
-const totalRuns = sum(scenarios.map((s) => brokersOf(s).length));
+const totalRuns = repeat * sum(scenarios.map((s) => brokersOf(s).length));
+const emit = (r) => {
+  records.push(r);
+  const line = JSON.stringify(r);
+  writeSync(fd, `${line}\n`);
+  console.log(line);
+};
 let n = 0;
 for (const s of scenarios) {
-  for (const peer of brokersOf(s)) {
-    n++;
-    process.stderr.write(`[${n}/${totalRuns}] ${describe(s)}${s.qos == null ? "" : `, QoS ${s.qos}`}: ${peer}\n`);
-    let r = await runOne(s, peer);
-    if (peer === "mosquitto" && s.kind === "flow" && r.status === "failed" && r.lost > 0 && !r.dups && !r.unacked) {
-      // Mosquitto holds no publisher back: where they outrun the subscriber its queue overflows and
-      // drops QoS 1/2 messages. Its figure then comes from a second run with the queue unbounded,
-      // the first run kept in the record.
-      process.stderr.write(`  lost ${r.lost} with its queue bounded: again with the queue unbounded\n`);
-      r = { ...(await runOne(s, peer, { mosquittoQueue: 0 })), mosquitto_queue: "unbounded", bounded_run: r };
+  const runsOf = new Map(brokersOf(s).map((p) => [p, []]));
+  for (let round = 0; round < repeat; round++) {
+    for (const peer of brokersOf(s)) {
+      n++;
+      process.stderr.write(`[${n}/${totalRuns}] ${describe(s)}${s.qos == null ? "" : `, QoS ${s.qos}`}: ${peer}\n`);
+      let r = await runOne(s, peer);
+      if (peer === "mosquitto" && s.kind === "flow" && r.status === "failed" && r.lost > 0 && !r.dups && !r.unacked) {
+        // Mosquitto holds no publisher back: where they outrun the subscriber its queue overflows and
+        // drops QoS 1/2 messages. Its figure then comes from a second run with the queue unbounded,
+        // the first run kept in the record.
+        process.stderr.write(`  lost ${r.lost} with its queue bounded: again with the queue unbounded\n`);
+        r = { ...(await runOne(s, peer, { mosquittoQueue: 0 })), mosquitto_queue: "unbounded", bounded_run: r };
+      }
+      if (r.status === "skipped") process.stderr.write(`  SKIPPED: ${r.note}\n`);
+      if (repeat === 1) emit(r);
+      else {
+        emit({ ...r, type: "run", round });
+        runsOf.get(peer).push(r);
+      }
     }
-    if (r.status === "skipped") process.stderr.write(`  SKIPPED: ${r.note}\n`);
-    records.push(r);
-    const line = JSON.stringify(r);
-    writeSync(fd, `${line}\n`);
-    console.log(line);
   }
+  if (repeat > 1) for (const runs of runsOf.values()) emit(medianRun(runs));
 }
 closeSync(fd);
 console.log(`\n${renderReport(records)}\n`);

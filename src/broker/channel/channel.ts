@@ -237,8 +237,8 @@ export class Channel implements SessionOutlet, Timed {
     this.close(reason);
   }
 
-  close(reason: string): void {
-    this.conn.close(reason);
+  close(reason: string, peerDone = false): void {
+    this.conn.close(reason, peerDone);
   }
 
   /** Undecodable bytes: DISCONNECT 0x81 to a connected 5.0 client, then close [MQTT-4.13.1-1]. */

@@ -18,5 +18,5 @@ export function handleDisconnect(ch: Channel, p: IDisconnectPacket): void {
   }
   ch.disconnectRc = rc;
   if (rc !== RC.DISCONNECT_WITH_WILL) ch.will = null;
-  ch.close(rc === 0 ? "normal" : ch.describeReason(rc));
+  ch.close(rc === 0 ? "normal" : ch.describeReason(rc), true);
 }

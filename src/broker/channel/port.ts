@@ -27,8 +27,11 @@ export interface ConnectionPort {
    * awaited (the client may be sending; nobody listens).
    */
   readingHeld(): boolean;
-  /** Flushes what was written and closes; `reason` is counted by the listener. */
-  close(reason: string): void;
+  /**
+   * Flushes what was written and closes; `reason` is counted by the listener. `peerDone`: the
+   * client sent DISCONNECT, so it sends nothing more and closes its side itself.
+   */
+  close(reason: string, peerDone?: boolean): void;
   /** Bytes written but not yet handed to the operating system (busy_port monitoring). */
   bufferedBytes(): number;
   /** Message tracing: null unless a trace of this client is running (one check per packet). */

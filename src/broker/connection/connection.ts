@@ -43,6 +43,8 @@ export class Connection implements ConnectionPort, StreamOwner {
   private sawConnect = false;
   /** True once the CONNECT was handed to the channel (the protocol version is known). */
   private sawConnack = false;
+  /** A plain TCP socket: closing it needs no closing handshake of a layer above (TLS, WebSocket). */
+  private readonly plainTcp: boolean;
 
   constructor(
     private readonly stream: Duplex,
@@ -50,6 +52,7 @@ export class Connection implements ConnectionPort, StreamOwner {
     private readonly deps: ConnectionDeps,
   ) {
     this.reader = new FrameReader(1024 * 1024);
+    this.plainTcp = info.protocol === "mqtt:tcp";
     this.channel = deps.makeChannel(this, info);
     // Module-level listeners find their Connection on the stream: no closures per connection.
     // 'error' and 'close' come through the listener's own listeners (StreamOwner), so the socket
@@ -235,7 +238,7 @@ export class Connection implements ConnectionPort, StreamOwner {
     return this.stream.writableLength;
   }
 
-  close(reason: string): void {
+  close(reason: string, peerDone = false): void {
     if (this.closing) return;
     this.closing = true;
     this.closeReason = reason;
@@ -244,6 +247,13 @@ export class Connection implements ConnectionPort, StreamOwner {
     if (this.corked) {
       this.corked = false;
       this.stream.uncork();
+    }
+    // The client sent DISCONNECT and everything written is with the operating system: closing the
+    // socket sends the FIN that shutting down its side would, without the shutdown, the extra turn
+    // of the loop and the grace timer (the common end of a connection).
+    if (peerDone && this.plainTcp && this.stream.writableLength === 0) {
+      this.stream.destroy();
+      return;
     }
     this.stream.end();
     // A peer that never reads would keep the socket half-open: destroy once the flush is done or

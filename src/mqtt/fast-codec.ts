@@ -1,5 +1,6 @@
 // Hand-written codec for the packets on the message path (MQTT 5.0 sections 3.3-3.7, 3.12): PUBLISH
-// (3.1/3.1.1, and 5.0 without properties) and the four acknowledgements, plus PINGREQ. It works on
+// (3.1/3.1.1, and 5.0 without properties) and the four acknowledgements, plus PINGREQ and the plain
+// DISCONNECT (a connection's usual last packet; 5.0 section 3.14, no reason code). It works on
 // one whole frame, returns objects shaped like mqtt-packet's, and leaves every other packet to
 // mqtt-packet (returns null). The payload is a view of the frame when large, a copy when small, so
 // a small queued message never pins a whole socket chunk. The acknowledgements and the 3.x
@@ -35,6 +36,10 @@ export function decodeFast(frame: Buffer, protoVer: number): Packet | null | typ
     case 12:
       if (b0 !== 0xc0 || len !== 0) return MALFORMED_FRAME;
       return PINGREQ;
+    case 14:
+      // A reason code, properties or header flags: the general codec reads (or refuses) them.
+      if (b0 !== 0xe0 || len !== 0) return null;
+      return protoVer === 5 ? { cmd: "disconnect", reasonCode: 0 } : { cmd: "disconnect" };
     default:
       return null;
   }

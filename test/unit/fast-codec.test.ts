@@ -1,7 +1,8 @@
 // The message path's PUBLISH decoder (src/mqtt/fast-codec.ts) against mqtt-packet (the reference):
 // for seeded random PUBLISH frames of 3.1.1 and 5.0 (without properties) it reads the same topic,
 // flags, packet id and payload; a small payload is a copy that no longer shares the frame's
-// memory, a large one a view of it. The 3.x CONNACK encoder writes mqtt-packet's bytes.
+// memory, a large one a view of it. The plain DISCONNECT reads as mqtt-packet reads it. The 3.x
+// CONNACK encoder writes mqtt-packet's bytes.
 
 import mqttPacket from "mqtt-packet";
 import { describe, expect, it } from "vitest";
@@ -64,6 +65,25 @@ describe("decodeFast: PUBLISH", () => {
     const q = decodeFast(large, 4) as mqttPacket.IPublishPacket;
     large.fill(0, large.length - 5000);
     expect(Buffer.from(q.payload).equals(Buffer.alloc(5000, 0))).toBe(true);
+  });
+});
+
+describe("decodeFast: DISCONNECT", () => {
+  it("reads the plain DISCONNECT as mqtt-packet does and leaves every other form to it", () => {
+    for (const ver of [3, 4, 5]) {
+      const plain = Buffer.from([0xe0, 0x00]);
+      const ours = decodeFast(plain, ver) as mqttPacket.IDisconnectPacket;
+      const ref = decodeFrame(plain, ver) as mqttPacket.IDisconnectPacket;
+      expect([ours.cmd, ours.reasonCode, ours.properties]).toEqual([ref.cmd, ref.reasonCode, ref.properties]);
+      // A reason code, a reason code with properties, reserved header flags.
+      for (const other of [
+        [0xe0, 0x01, 0x04],
+        [0xe0, 0x02, 0x00, 0x00],
+        [0xe1, 0x00],
+      ]) {
+        expect(decodeFast(Buffer.from(other), ver), `${other} at ${ver}`).toBeNull();
+      }
+    }
   });
 });
 

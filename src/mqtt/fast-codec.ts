@@ -1,13 +1,15 @@
 // Hand-written codec for the packets on the message path (MQTT 5.0 sections 3.3-3.7, 3.12): PUBLISH
-// (3.1/3.1.1, and 5.0 without properties) and the four acknowledgements, plus PINGREQ and the plain
-// DISCONNECT (a connection's usual last packet; 5.0 section 3.14, no reason code). It works on
-// one whole frame, returns objects shaped like mqtt-packet's, and leaves every other packet to
-// mqtt-packet (returns null). The payload is a view of the frame when large, a copy when small, so
-// a small queued message never pins a whole socket chunk. The acknowledgements and the 3.x
-// CONNACK (a connection storm's one reply per client) are encoded here too.
+// (3.1/3.1.1 and 5.0, its common properties read by publish-properties.ts) and the four
+// acknowledgements, plus PINGREQ and the plain DISCONNECT (a connection's usual last packet; 5.0
+// section 3.14, no reason code). It works on one whole frame, returns objects shaped like
+// mqtt-packet's, and leaves every other packet to mqtt-packet (returns null). The payload is a view
+// of the frame when large, a copy when small, so a small queued message never pins a whole socket
+// chunk. The acknowledgements and the 3.x CONNACK (a connection storm's one reply per client) are
+// encoded here too.
 
 import type { Packet } from "mqtt-packet";
 import { copyOf } from "./bytes.ts";
+import { decodePublishProperties, type PublishProperties } from "./publish-properties.ts";
 
 /** Returned for a frame that breaks the protocol (the caller closes the connection). */
 export const MALFORMED_FRAME: unique symbol = Symbol("malformed-frame");
@@ -80,14 +82,19 @@ function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): 
     messageId = (frame[p] << 8) | frame[p + 1];
     p += 2;
   }
+  let properties: PublishProperties | undefined;
   if (protoVer === 5) {
-    // Only the common case of no properties; anything else goes to the general codec.
-    if (p >= frame.length || frame[p] !== 0) return null;
-    p += 1;
+    if (p < frame.length && frame[p] === 0) p += 1;
+    else {
+      const decoded = decodePublishProperties(frame, p);
+      if (decoded === null) return null; // the general codec reads (or refuses) them
+      properties = decoded.properties;
+      p = decoded.end;
+    }
   }
   const view = frame.subarray(p);
   const payload = view.length < COPY_BELOW ? copyOf(view) : view;
-  return {
+  const packet: Packet = {
     cmd: "publish",
     topic,
     payload,
@@ -96,6 +103,8 @@ function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): 
     retain: (b0 & 0x01) !== 0,
     messageId,
   };
+  if (properties !== undefined) packet.properties = properties;
+  return packet;
 }
 
 /** A 3.1 / 3.1.1 CONNACK (section 3.2): session present flag and return code, no properties. */

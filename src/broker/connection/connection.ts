@@ -81,9 +81,15 @@ export class Connection implements ConnectionPort, StreamOwner {
     if (!this.closing) this.channel.writableAgain();
   }
 
+  /** End of the tick's writes: what was corked goes out in one write (a close may have done it). */
   uncork(): void {
+    if (!this.corked) return;
     this.corked = false;
-    this.stream.uncork();
+    try {
+      this.stream.uncork();
+    } catch (err) {
+      this.deps.onError(err);
+    }
   }
 
   setMaxInbound(bytes: number): void {
@@ -220,7 +226,7 @@ export class Connection implements ConnectionPort, StreamOwner {
     if (!this.corked) {
       this.corked = true;
       this.stream.cork();
-      process.nextTick(uncorkConnection, this);
+      if (corkedNow.push(this) === 1) process.nextTick(uncorkAll);
     }
     this.channel.bytesOut(buf.length);
     this.stream.write(buf);
@@ -283,6 +289,16 @@ function onStreamEnd(this: OwnedStream): void {
 function onStreamDrain(this: OwnedStream): void {
   this[OWNER].writableAgain();
 }
-function uncorkConnection(c: Connection): void {
-  c.uncork();
+// The connections that corked their stream in this tick: one nextTick uncorks them all (a publish
+// fanned out to many subscribers schedules one callback, not one per subscriber). Two arrays,
+// swapped, so that a connection corking while they are uncorked waits for the next round.
+let corkedNow: Connection[] = [];
+let corkedSpare: Connection[] = [];
+
+function uncorkAll(): void {
+  const list = corkedNow;
+  corkedNow = corkedSpare;
+  for (let i = 0; i < list.length; i++) list[i].uncork();
+  list.length = 0;
+  corkedSpare = list;
 }

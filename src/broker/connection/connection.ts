@@ -1,6 +1,6 @@
 // Socket <-> channel: reads bytes, splits them into packets, feeds the channel in order (pausing
 // the socket while the channel awaits an authentication or ACL answer), serializes what the channel
-// sends and writes it with one cork per tick. Bad bytes never throw out of here: they become an
+// sends and writes what a tick produced in one write. Bad bytes never throw out of here: they become an
 // orderly close of this connection only.
 
 import type { Duplex } from "node:stream";
@@ -23,6 +23,13 @@ import { bytesRead } from "./read-pacing.ts";
  */
 const HIGH_WATERMARK = 4 * 1024 * 1024;
 
+/**
+ * A tick's packets up to this many bytes in all go out as one buffer (a copy of each, in Node's
+ * buffer pool, which serves sizes under 4 KB); more go as one gathered write of the packets
+ * themselves (no copy, no buffer of their size to allocate).
+ */
+const JOIN_MAX = 4095;
+
 export interface ConnectionDeps {
   metrics: Metrics;
   /** Builds the channel for this connection (the broker's factory). */
@@ -39,7 +46,10 @@ export class Connection implements ConnectionPort, StreamOwner {
   private busy = false;
   private closing = false;
   private closeReason = "closed";
-  private corked = false;
+  /** What this tick wrote so far: the first packet, the ones after it, and their size. */
+  private out: Buffer | null = null;
+  private outMore: Buffer[] | null = null;
+  private outBytes = 0;
   private sawConnect = false;
   /** True once the CONNECT was handed to the channel (the protocol version is known). */
   private sawConnack = false;
@@ -73,6 +83,7 @@ export class Connection implements ConnectionPort, StreamOwner {
 
   streamEnd(): void {
     if (!this.closing) this.closeReason = "closed";
+    this.flush();
     this.stream.end();
   }
 
@@ -81,12 +92,24 @@ export class Connection implements ConnectionPort, StreamOwner {
     if (!this.closing) this.channel.writableAgain();
   }
 
-  /** End of the tick's writes: what was corked goes out in one write (a close may have done it). */
-  uncork(): void {
-    if (!this.corked) return;
-    this.corked = false;
+  /** End of the tick's writes: what they wrote goes to the stream (a close may have done it). */
+  flush(): void {
+    const first = this.out;
+    if (first === null) return;
+    const more = this.outMore;
+    const bytes = this.outBytes;
+    this.out = null;
+    this.outMore = null;
+    this.outBytes = 0;
     try {
-      this.stream.uncork();
+      if (more === null) this.stream.write(first);
+      else if (bytes <= JOIN_MAX) this.stream.write(join(first, more, bytes));
+      else {
+        this.stream.cork();
+        this.stream.write(first);
+        for (let i = 0; i < more.length; i++) this.stream.write(more[i]);
+        this.stream.uncork();
+      }
     } catch (err) {
       this.deps.onError(err);
     }
@@ -223,17 +246,17 @@ export class Connection implements ConnectionPort, StreamOwner {
   }
 
   private write(buf: Buffer): void {
-    if (!this.corked) {
-      this.corked = true;
-      this.stream.cork();
-      if (corkedNow.push(this) === 1) process.nextTick(uncorkAll);
-    }
     this.channel.bytesOut(buf.length);
-    this.stream.write(buf);
+    if (this.out === null) {
+      this.out = buf;
+      if (pendingNow.push(this) === 1) process.nextTick(flushAll);
+    } else if (this.outMore === null) this.outMore = [buf];
+    else this.outMore.push(buf);
+    this.outBytes += buf.length;
   }
 
   writable(): boolean {
-    return this.stream.writableLength < HIGH_WATERMARK;
+    return this.stream.writableLength + this.outBytes < HIGH_WATERMARK;
   }
 
   readingHeld(): boolean {
@@ -241,7 +264,7 @@ export class Connection implements ConnectionPort, StreamOwner {
   }
 
   bufferedBytes(): number {
-    return this.stream.writableLength;
+    return this.stream.writableLength + this.outBytes;
   }
 
   close(reason: string, peerDone = false): void {
@@ -250,10 +273,7 @@ export class Connection implements ConnectionPort, StreamOwner {
     this.closeReason = reason;
     this.reader.clear();
     this.backlog = null;
-    if (this.corked) {
-      this.corked = false;
-      this.stream.uncork();
-    }
+    this.flush();
     // The client sent DISCONNECT and everything written is with the operating system: closing the
     // socket sends the FIN that shutting down its side would, without the shutdown, the extra turn
     // of the loop and the grace timer (the common end of a connection).
@@ -289,16 +309,29 @@ function onStreamEnd(this: OwnedStream): void {
 function onStreamDrain(this: OwnedStream): void {
   this[OWNER].writableAgain();
 }
-// The connections that corked their stream in this tick: one nextTick uncorks them all (a publish
-// fanned out to many subscribers schedules one callback, not one per subscriber). Two arrays,
-// swapped, so that a connection corking while they are uncorked waits for the next round.
-let corkedNow: Connection[] = [];
-let corkedSpare: Connection[] = [];
+// The connections that wrote in this tick: one nextTick flushes them all (a publish fanned out to
+// many subscribers schedules one callback, not one per subscriber). Two arrays, swapped, so that a
+// connection writing while they are flushed waits for the next round.
+let pendingNow: Connection[] = [];
+let pendingSpare: Connection[] = [];
 
-function uncorkAll(): void {
-  const list = corkedNow;
-  corkedNow = corkedSpare;
-  for (let i = 0; i < list.length; i++) list[i].uncork();
+function flushAll(): void {
+  const list = pendingNow;
+  pendingNow = pendingSpare;
+  for (let i = 0; i < list.length; i++) list[i].flush();
   list.length = 0;
-  corkedSpare = list;
+  pendingSpare = list;
+}
+
+/** `first` and `more` (`bytes` in all) in one buffer. */
+function join(first: Buffer, more: Buffer[], bytes: number): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
+  out.set(first, 0);
+  let at = first.length;
+  for (let i = 0; i < more.length; i++) {
+    const b = more[i];
+    out.set(b, at);
+    at += b.length;
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 // Socket <-> channel: reads bytes, splits them into packets, feeds the channel in order (pausing
 // the socket while the channel awaits an authentication or ACL answer), serializes what the channel
-// sends and writes what a tick produced in one write. Bad bytes never throw out of here: they become an
-// orderly close of this connection only.
+// sends and writes what a tick produced in one write. Bad bytes never throw out of here: they
+// become an orderly close of this connection only.
 
 import type { Duplex } from "node:stream";
 import type { Packet } from "mqtt-packet";

@@ -19,3 +19,16 @@ export function ownCopyOf(bytes: Uint8Array): Buffer {
   out.set(bytes);
   return out;
 }
+
+/** `first` and `more` (`bytes` long in all) copied into one buffer (from the pool when small). */
+export function joinBytes(first: Uint8Array, more: readonly Uint8Array[], bytes: number): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
+  out.set(first, 0);
+  let at = first.length;
+  for (let i = 0; i < more.length; i++) {
+    const b = more[i];
+    out.set(b, at);
+    at += b.length;
+  }
+  return out;
+}

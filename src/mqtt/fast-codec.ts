@@ -7,14 +7,17 @@
 // chunk. The acknowledgements and the 3.x CONNACK (a connection storm's one reply per client) are
 // encoded here too.
 
-import type { Packet } from "mqtt-packet";
+import type { IPublishPacket, Packet } from "mqtt-packet";
 import { copyOf } from "./bytes.ts";
-import { decodePublishProperties, type PublishProperties } from "./publish-properties.ts";
+import { readPublishProperties } from "./publish-properties.ts";
 
 /** Returned for a frame that breaks the protocol (the caller closes the connection). */
 export const MALFORMED_FRAME: unique symbol = Symbol("malformed-frame");
 
 const COPY_BELOW = 4096;
+
+/** The payload a decoded PUBLISH holds until its own is set. */
+const NO_PAYLOAD = Buffer.alloc(0);
 
 /** Decodes `frame` when it is a message-path packet; null otherwise (use the general codec). */
 export function decodeFast(frame: Buffer, protoVer: number): Packet | null | typeof MALFORMED_FRAME {
@@ -82,28 +85,21 @@ function decodePublish(frame: Buffer, b0: number, i: number, protoVer: number): 
     messageId = (frame[p] << 8) | frame[p + 1];
     p += 2;
   }
-  let properties: PublishProperties | undefined;
-  if (protoVer === 5) {
-    if (p < frame.length && frame[p] === 0) p += 1;
-    else {
-      const decoded = decodePublishProperties(frame, p);
-      if (decoded === null) return null; // the general codec reads (or refuses) them
-      properties = decoded.properties;
-      p = decoded.end;
-    }
-  }
-  const view = frame.subarray(p);
-  const payload = view.length < COPY_BELOW ? copyOf(view) : view;
-  const packet: Packet = {
+  const packet: IPublishPacket = {
     cmd: "publish",
     topic,
-    payload,
+    payload: NO_PAYLOAD,
     qos: qos as 0 | 1 | 2,
     dup: (b0 & 0x08) !== 0,
     retain: (b0 & 0x01) !== 0,
     messageId,
   };
-  if (properties !== undefined) packet.properties = properties;
+  if (protoVer === 5) {
+    p = readPublishProperties(frame, p, packet);
+    if (p < 0) return null; // the general codec reads (or refuses) them
+  }
+  const view = frame.subarray(p);
+  packet.payload = view.length < COPY_BELOW ? copyOf(view) : view;
   return packet;
 }
 

@@ -7,24 +7,10 @@
 // rare and broken forms keep mqtt-packet's behaviour exactly (the tests compare the two on random
 // and mangled frames). Strings are decoded, Correlation Data is a copy: a message never pins the frame.
 
+import type { IPublishPacket } from "mqtt-packet";
 import { copyOf } from "./bytes.ts";
 
-export interface PublishProperties {
-  payloadFormatIndicator?: boolean;
-  messageExpiryInterval?: number;
-  topicAlias?: number;
-  responseTopic?: string;
-  correlationData?: Buffer;
-  contentType?: string;
-  userProperties?: Record<string, string | string[]>;
-}
-
-/** Where the properties end (the payload starts) and what they are; null: use the general codec. */
-export interface DecodedProperties {
-  end: number;
-  properties: PublishProperties | undefined;
-}
-
+type Properties = NonNullable<IPublishPacket["properties"]>;
 type Utf8Buffer = Buffer & { utf8Slice(start: number, end: number): string };
 
 // Bits of the properties seen, for "at most once".
@@ -35,43 +21,53 @@ const SEEN_RESPONSE = 8;
 const SEEN_CORRELATION = 16;
 const SEEN_CONTENT = 32;
 
-/** Decodes the property length and properties starting at `at`; null when the general codec must. */
-export function decodePublishProperties(frame: Buffer, at: number): DecodedProperties | null {
+/** The end of the two-byte-length-prefixed field at `p`, or -1 when it runs past `end`. */
+function fieldEnd(frame: Buffer, p: number, end: number): number {
+  if (p + 2 > end) return -1;
+  const stop = p + 2 + ((frame[p] << 8) | frame[p + 1]);
+  return stop > end ? -1 : stop;
+}
+
+/**
+ * Reads the property length and properties at `at` into `packet.properties` (left unset when
+ * there are none). Returns where the payload starts, or -1 when the general codec must read the frame.
+ */
+export function readPublishProperties(frame: Buffer, at: number, packet: IPublishPacket): number {
   const size = frame.length;
   // Property length: a variable byte integer of at most 4 bytes.
   let length = 0;
   let mul = 1;
   let p = at;
   for (;;) {
-    if (p >= size || p - at === 4) return null;
+    if (p >= size || p - at === 4) return -1;
     const b = frame[p++];
     length += (b & 0x7f) * mul;
     if ((b & 0x80) === 0) break;
     mul *= 128;
   }
-  if (length === 0) return { end: p, properties: undefined };
+  if (length === 0) return p;
   const end = p + length;
-  if (end > size) return null;
-  const props: PublishProperties = {};
+  if (end > size) return -1;
+  const props: Properties = {};
   let seen = 0;
   const f = frame as Utf8Buffer;
   while (p < end) {
     const id = frame[p++];
     switch (id) {
       case 0x01:
-        if ((seen & SEEN_FORMAT) !== 0 || p + 1 > end) return null;
+        if ((seen & SEEN_FORMAT) !== 0 || p + 1 > end) return -1;
         seen |= SEEN_FORMAT;
         props.payloadFormatIndicator = frame[p] !== 0;
         p += 1;
         break;
       case 0x02:
-        if ((seen & SEEN_EXPIRY) !== 0 || p + 4 > end) return null;
+        if ((seen & SEEN_EXPIRY) !== 0 || p + 4 > end) return -1;
         seen |= SEEN_EXPIRY;
         props.messageExpiryInterval = frame.readUInt32BE(p);
         p += 4;
         break;
       case 0x23:
-        if ((seen & SEEN_ALIAS) !== 0 || p + 2 > end) return null;
+        if ((seen & SEEN_ALIAS) !== 0 || p + 2 > end) return -1;
         seen |= SEEN_ALIAS;
         props.topicAlias = (frame[p] << 8) | frame[p + 1];
         p += 2;
@@ -79,10 +75,9 @@ export function decodePublishProperties(frame: Buffer, at: number): DecodedPrope
       case 0x08:
       case 0x03: {
         const bit = id === 0x08 ? SEEN_RESPONSE : SEEN_CONTENT;
-        if ((seen & bit) !== 0 || p + 2 > end) return null;
+        const stop = fieldEnd(frame, p, end);
+        if ((seen & bit) !== 0 || stop < 0) return -1;
         seen |= bit;
-        const stop = p + 2 + ((frame[p] << 8) | frame[p + 1]);
-        if (stop > end) return null;
         const s = f.utf8Slice(p + 2, stop);
         if (id === 0x08) props.responseTopic = s;
         else props.contentType = s;
@@ -90,20 +85,17 @@ export function decodePublishProperties(frame: Buffer, at: number): DecodedPrope
         break;
       }
       case 0x09: {
-        if ((seen & SEEN_CORRELATION) !== 0 || p + 2 > end) return null;
+        const stop = fieldEnd(frame, p, end);
+        if ((seen & SEEN_CORRELATION) !== 0 || stop < 0) return -1;
         seen |= SEEN_CORRELATION;
-        const stop = p + 2 + ((frame[p] << 8) | frame[p + 1]);
-        if (stop > end) return null;
         props.correlationData = copyOf(frame.subarray(p + 2, stop));
         p = stop;
         break;
       }
       case 0x26: {
-        if (p + 2 > end) return null;
-        const nameEnd = p + 2 + ((frame[p] << 8) | frame[p + 1]);
-        if (nameEnd + 2 > end) return null;
-        const valueEnd = nameEnd + 2 + ((frame[nameEnd] << 8) | frame[nameEnd + 1]);
-        if (valueEnd > end) return null;
+        const nameEnd = fieldEnd(frame, p, end);
+        const valueEnd = nameEnd < 0 ? -1 : fieldEnd(frame, nameEnd, end);
+        if (valueEnd < 0) return -1;
         const name = f.utf8Slice(p + 2, nameEnd);
         const value = f.utf8Slice(nameEnd + 2, valueEnd);
         p = valueEnd;
@@ -121,8 +113,9 @@ export function decodePublishProperties(frame: Buffer, at: number): DecodedPrope
         break;
       }
       default:
-        return null;
+        return -1;
     }
   }
-  return { end: p, properties: props };
+  packet.properties = props;
+  return p;
 }

@@ -6,6 +6,7 @@
 import type { Duplex } from "node:stream";
 import type { Packet } from "mqtt-packet";
 import type { ConnectionInfo, StreamOwner } from "../../listeners/types.ts";
+import { joinBytes } from "../../mqtt/bytes.ts";
 import { decodeFrame, encodePacket } from "../../mqtt/codec.ts";
 import { decodeFast, MALFORMED_FRAME } from "../../mqtt/fast-codec.ts";
 import { decodeConnect } from "../../mqtt/fast-connect.ts";
@@ -103,7 +104,7 @@ export class Connection implements ConnectionPort, StreamOwner {
     this.outBytes = 0;
     try {
       if (more === null) this.stream.write(first);
-      else if (bytes <= JOIN_MAX) this.stream.write(join(first, more, bytes));
+      else if (bytes <= JOIN_MAX) this.stream.write(joinBytes(first, more, bytes));
       else {
         this.stream.cork();
         this.stream.write(first);
@@ -321,17 +322,4 @@ function flushAll(): void {
   for (let i = 0; i < list.length; i++) list[i].flush();
   list.length = 0;
   pendingSpare = list;
-}
-
-/** `first` and `more` (`bytes` in all) in one buffer. */
-function join(first: Buffer, more: Buffer[], bytes: number): Buffer {
-  const out = Buffer.allocUnsafe(bytes);
-  out.set(first, 0);
-  let at = first.length;
-  for (let i = 0; i < more.length; i++) {
-    const b = more[i];
-    out.set(b, at);
-    at += b.length;
-  }
-  return out;
 }

@@ -1,7 +1,7 @@
 // Hand-written codec for the packets on the message path (MQTT 5.0 sections 3.3-3.7, 3.12): PUBLISH
 // (3.1/3.1.1 and 5.0, its common properties read by publish-properties.ts) and the four
-// acknowledgements, plus PINGREQ and the plain DISCONNECT (a connection's usual last packet; 5.0
-// section 3.14, no reason code). It works on one whole frame, returns objects shaped like
+// acknowledgements, plus PINGREQ, the plain SUBSCRIBE and UNSUBSCRIBE (subscribe-codec.ts) and the
+// plain DISCONNECT (a connection's usual last packet; 5.0 section 3.14, no reason code). It works on one whole frame, returns objects shaped like
 // mqtt-packet's, and leaves every other packet to mqtt-packet (returns null). The payload is a view
 // of the frame when large, a copy when small, so a small queued message never pins a whole socket
 // chunk. The acknowledgements and the 3.x CONNACK (a connection storm's one reply per client) are
@@ -10,6 +10,7 @@
 import type { IPublishPacket, Packet } from "mqtt-packet";
 import { copyOf } from "./bytes.ts";
 import { readPublishProperties } from "./publish-properties.ts";
+import { decodeSubscribe, decodeUnsubscribe } from "./subscribe-codec.ts";
 
 /** Returned for a frame that breaks the protocol (the caller closes the connection). */
 export const MALFORMED_FRAME: unique symbol = Symbol("malformed-frame");
@@ -38,6 +39,10 @@ export function decodeFast(frame: Buffer, protoVer: number): Packet | null | typ
     case 6:
       if ((b0 & 0x0f) !== 0x02) return MALFORMED_FRAME; // PUBREL flags are 0010 [MQTT-3.6.1-1]
       return decodeAck(frame, type, i, len, protoVer);
+    case 8:
+      return decodeSubscribe(frame, i, protoVer);
+    case 10:
+      return decodeUnsubscribe(frame, i, protoVer);
     case 12:
       if (b0 !== 0xc0 || len !== 0) return MALFORMED_FRAME;
       return PINGREQ;

@@ -5,6 +5,8 @@
 // traced delivery's `traceparent` (W3C trace context) can be written as the last property, in
 // place of the message's own trace context user properties.
 
+import { varLen, writeVar } from "./var-int.ts";
+
 export interface PublishFields {
   topic: string;
   payload: Buffer;
@@ -32,21 +34,6 @@ const TRACESTATE = "tracestate";
 /** A version 00 traceparent's length, and the bytes of its user property but the value. */
 export const TRACEPARENT_LENGTH = 55;
 const TRACEPARENT_HEAD = Buffer.from([USER_PROPERTY, 0, TRACEPARENT.length, ...Buffer.from(TRACEPARENT), 0, 55]);
-
-function varLen(n: number): number {
-  return n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : 4;
-}
-
-function writeVar(buf: Buffer, at: number, n: number): number {
-  let x = n;
-  do {
-    let b = x & 0x7f;
-    x >>>= 7;
-    if (x > 0) b |= 0x80;
-    buf[at++] = b;
-  } while (x > 0);
-  return at;
-}
 
 /** Below this length an ASCII string is written and measured by a loop rather than a native call. */
 const SHORT = 64;

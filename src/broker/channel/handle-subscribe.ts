@@ -5,6 +5,7 @@
 
 import type { ISubscribePacket } from "mqtt-packet";
 import { RC } from "../../mqtt/reason-codes.ts";
+import { encodeSuback } from "../../mqtt/subscribe-codec.ts";
 import { isWildcard, parseSharedFilter, validateTopicFilter } from "../../mqtt/topic.ts";
 import type { AclResult, TopicFilterReq } from "../hookpoints.ts";
 import { M } from "../metrics.ts";
@@ -97,7 +98,7 @@ function subscribeChecked(ch: Channel, p: ISubscribePacket, list: TopicFilterReq
     ch.kick(RC.NOT_AUTHORIZED, "subscribe_denied");
     return;
   }
-  ch.conn.send({ cmd: "suback", messageId: p.messageId, granted });
+  ch.conn.sendBytes(encodeSuback(p.messageId as number, granted, v5));
   m.inc(M.subackSent);
   for (const r of list) if (r.rc === undefined) ch.broker.subscribe(ch.session, r.filter, r.opts);
 }

@@ -3,6 +3,7 @@
 
 import type { IUnsubscribePacket } from "mqtt-packet";
 import { RC } from "../../mqtt/reason-codes.ts";
+import { encodeUnsuback } from "../../mqtt/subscribe-codec.ts";
 import { validateTopicFilter } from "../../mqtt/topic.ts";
 import { M } from "../metrics.ts";
 import type { Channel } from "./channel.ts";
@@ -30,7 +31,6 @@ export function handleUnsubscribe(ch: Channel, p: IUnsubscribePacket): void {
     }
     codes.push(ch.broker.unsubscribe(session, f) ? RC.SUCCESS : RC.NO_SUBSCRIPTION_EXISTED);
   }
-  if (ch.protoVer === 5) ch.conn.send({ cmd: "unsuback", messageId: p.messageId, granted: codes });
-  else ch.conn.send({ cmd: "unsuback", messageId: p.messageId } as never);
+  ch.conn.sendBytes(encodeUnsuback(p.messageId, codes, ch.protoVer === 5));
   m.inc(M.unsubackSent);
 }

@@ -26,16 +26,13 @@ function subscribeFrame(r: () => number, v: 4 | 5): Buffer {
       ? { topic: filterOf(r), qos: int(3) as 0 | 1 | 2, nl: r() < 0.5, rap: r() < 0.5, rh: int(3) }
       : { topic: filterOf(r), qos: int(3) as 0 | 1 | 2 },
   );
-  return mqttPacket.generate(
-    { cmd: "subscribe", messageId: int(0x10000), subscriptions, qos: 1, dup: false, retain: false },
-    { protocolVersion: v },
-  );
+  return mqttPacket.generate({ cmd: "subscribe", messageId: int(0x10000), subscriptions }, { protocolVersion: v });
 }
 
 function unsubscribeFrame(r: () => number, v: 4 | 5): Buffer {
   const unsubscriptions = Array.from({ length: 1 + Math.floor(r() * 4) }, () => filterOf(r));
   return mqttPacket.generate(
-    { cmd: "unsubscribe", messageId: Math.floor(r() * 0x10000), unsubscriptions, qos: 1, dup: false, retain: false },
+    { cmd: "unsubscribe", messageId: Math.floor(r() * 0x10000), unsubscriptions },
     { protocolVersion: v },
   );
 }

@@ -62,6 +62,8 @@ export interface SessionHandle {
   readonly clientId: string;
   /** Delivers a retained message for a new subscription (retain flag stays set). */
   deliverRetained(msg: Message, opts: SubOpts): void;
+  /** The options `filter` is subscribed with now (another object once re-subscribed); undefined if none. */
+  subscribedWith(filter: string): SubOpts | undefined;
 }
 
 export interface HookPoints {

@@ -1,16 +1,9 @@
-// Retained messages in memory: topic -> message, plus a topic trie so a wildcard subscription
-// finds its retained messages without scanning every topic.
+// Retained messages in memory: topic -> message, plus a topic trie (topic-trie.ts) so a wildcard
+// subscription finds its retained messages without scanning every topic.
 
 import type { Message } from "../broker/types.ts";
-import { isWildcard } from "../mqtt/topic.ts";
 import type { RetainedStore } from "./retained-store.ts";
-
-interface Node {
-  children: Map<string, Node>;
-  msg: Message | undefined;
-}
-
-const newNode = (): Node => ({ children: new Map(), msg: undefined });
+import { newNode, TrieCursor, type TrieNode } from "./topic-trie.ts";
 
 export class MemoryRetainedStore implements RetainedStore {
   private readonly byTopic = new Map<string, Message>();
@@ -37,7 +30,7 @@ export class MemoryRetainedStore implements RetainedStore {
   delete(topic: string): boolean {
     if (!this.byTopic.delete(topic)) return false;
     const levels = topic.split("/");
-    const path: Node[] = [this.root];
+    const path: TrieNode[] = [this.root];
     let n = this.root;
     for (const level of levels) {
       const c = n.children.get(level);
@@ -59,44 +52,14 @@ export class MemoryRetainedStore implements RetainedStore {
   }
 
   match(filter: string): Message[] {
-    if (!isWildcard(filter)) {
-      const m = this.byTopic.get(filter);
-      return m === undefined ? [] : [m];
-    }
     const out: Message[] = [];
-    this.walk(this.root, filter.split("/"), 0, out);
+    const c = this.cursor(filter);
+    for (let m = c.next(); m !== undefined; m = c.next()) out.push(m);
     return out;
   }
 
-  private walk(n: Node, levels: string[], i: number, out: Message[]): void {
-    if (i === levels.length) {
-      if (n.msg !== undefined) out.push(n.msg);
-      return;
-    }
-    const level = levels[i];
-    if (level === "#") {
-      // `a/#` also matches `a` itself [MQTT-4.7.1-2]; a leading wildcard skips `$` topics [MQTT-4.7.2-1].
-      if (n.msg !== undefined && i > 0) out.push(n.msg);
-      this.collect(n, i === 0, out);
-      return;
-    }
-    if (level === "+") {
-      for (const [name, c] of n.children) {
-        if (i === 0 && name.startsWith("$")) continue;
-        this.walk(c, levels, i + 1, out);
-      }
-      return;
-    }
-    const c = n.children.get(level);
-    if (c !== undefined) this.walk(c, levels, i + 1, out);
-  }
-
-  private collect(n: Node, skipDollar: boolean, out: Message[]): void {
-    for (const [name, c] of n.children) {
-      if (skipDollar && name.startsWith("$")) continue;
-      if (c.msg !== undefined) out.push(c.msg);
-      this.collect(c, false, out);
-    }
+  cursor(filter: string): TrieCursor {
+    return new TrieCursor(this.root, filter);
   }
 
   topics(): string[] {

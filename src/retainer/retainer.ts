@@ -1,7 +1,8 @@
 // svc_retainer: retained messages [MQTT-3.3.1-5..12]. On `message.publish` a retained message is
 // stored, replaced, or deleted by an empty payload; on `session.subscribed` the matching retained
 // messages go to the new subscription per 5.0 Retain Handling (0 always, 1 only if new, 2 never),
-// never to shared subscriptions. Storage `ram` or `disc` (kept across restarts).
+// never to shared subscriptions (a batch at a time when there are many). Storage `ram` or `disc`
+// (kept across restarts).
 
 import { join } from "node:path";
 import type { Broker } from "../broker/broker.ts";
@@ -14,6 +15,7 @@ import type { Plugin } from "../plugins/registry.ts";
 import { DiscRetainedStore } from "./disc-store.ts";
 import { MemoryRetainedStore } from "./memory-store.ts";
 import type { RetainedStore } from "./retained-store.ts";
+import type { TrieCursor } from "./topic-trie.ts";
 
 export interface RetainerSettings {
   storageType: "ram" | "disc" | "disc_only";
@@ -26,6 +28,9 @@ export interface RetainerSettings {
 }
 
 const OWNER = "svc_retainer";
+
+/** Retained messages delivered to a new subscription per turn of the event loop. */
+export const RETAINED_BATCH = 1000;
 
 export class Retainer implements Plugin {
   readonly name = OWNER;
@@ -92,14 +97,28 @@ export class Retainer implements Plugin {
   private onSubscribed(filter: string, opts: SubOpts, isNew: boolean, s: SessionHandle): void {
     if (this.store === null || opts.share !== undefined) return;
     if (opts.rh === 2 || (opts.rh === 1 && !isNew)) return; // [MQTT-3.3.1-10..11]
+    this.deliverFrom(this.store.cursor(filter), filter, opts, s);
+  }
+
+  /**
+   * Delivers up to RETAINED_BATCH of the cursor's messages now and the rest a batch per turn of the
+   * event loop, for as long as the subscription stands as it was made (not unsubscribed, not
+   * re-subscribed, its session not ended): a filter matching a million retained messages does not
+   * hold up every other client while they are matched and written.
+   */
+  private deliverFrom(cursor: TrieCursor, filter: string, opts: SubOpts, s: SessionHandle): void {
+    const store = this.store;
+    if (store === null) return;
     const now = Date.now();
-    for (const m of this.store.match(filter)) {
-      if (m.expiresAt !== 0 && m.expiresAt <= now) {
-        this.store.delete(m.topic);
-        continue;
-      }
-      s.deliverRetained(m, opts);
+    for (let n = 0; n < RETAINED_BATCH; n++) {
+      const m = cursor.next();
+      if (m === undefined) return;
+      if (m.expiresAt !== 0 && m.expiresAt <= now) store.delete(m.topic);
+      else s.deliverRetained(m, opts);
     }
+    setImmediate(() => {
+      if (this.store === store && s.subscribedWith(filter) === opts) this.deliverFrom(cursor, filter, opts, s);
+    });
   }
 
   // ---- cluster replica ------------------------------------------------------------------------

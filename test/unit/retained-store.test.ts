@@ -1,12 +1,15 @@
-// Retained stores: wildcard lookup (with the `$` rule and `a/#` matching `a`), delete pruning,
-// and the disc store's log replay and compaction across reopen.
+// Retained stores: wildcard lookup (with the `$` rule and `a/#` matching `a`; against matchTopic on
+// random topics and filters), delete pruning, the cursor's depth-first order and its walk while
+// the store changes, and the disc store's log replay and compaction across reopen.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeMessage } from "../../src/broker/types.ts";
+import { matchTopic } from "../../src/mqtt/topic.ts";
 import { DiscRetainedStore } from "../../src/retainer/disc-store.ts";
 import { MemoryRetainedStore } from "../../src/retainer/memory-store.ts";
+import { mulberry32 } from "../helpers/prng.ts";
 
 const msg = (topic: string, payload = "x") =>
   makeMessage({ topic, payload: Buffer.from(payload), qos: 1, retain: true, from: "c" });
@@ -43,6 +46,49 @@ describe.each([
     expect(topics("b")).toEqual(["b"]);
     expect(s.delete("a/b")).toBe(true);
     expect(topics("a/#")).toEqual(["a", "a/b/c", "a/x/c"]);
+    await s.close();
+  });
+
+  it("finds what matchTopic matches, for random topics and filters", async () => {
+    const s = make();
+    const r = mulberry32(42);
+    const word = () => ["a", "b", "c", "", "$x"][Math.floor(r() * 5)];
+    const path = (levels: () => string) => Array.from({ length: 1 + Math.floor(r() * 4) }, levels).join("/");
+    const all = new Set<string>();
+    for (let i = 0; i < 300; i++) {
+      const t = path(word);
+      all.add(t);
+      s.put(msg(t));
+    }
+    for (let i = 0; i < 300; i++) {
+      let f = path(() => ["a", "b", "", "+", "$x"][Math.floor(r() * 5)]);
+      if (r() < 0.4) f = f === "" ? "#" : `${f}/#`;
+      const want = [...all].filter((t) => matchTopic(f, t)).sort();
+      expect(
+        s
+          .match(f)
+          .map((m) => m.topic)
+          .sort(),
+        f,
+      ).toEqual(want);
+    }
+    await s.close();
+  });
+
+  it("walks depth first in insertion order, and goes on walking while the store changes", async () => {
+    const s = make();
+    for (const t of ["a", "a/b", "a/x/c", "a/b/c", "a/b/d", "b"]) s.put(msg(t));
+    expect(s.match("a/#").map((m) => m.topic)).toEqual(["a", "a/b", "a/b/c", "a/b/d", "a/x/c"]);
+    const c = s.cursor("a/#");
+    expect([c.next()?.topic, c.next()?.topic]).toEqual(["a", "a/b"]);
+    // Removed before the walk reached it: not seen; put in a level not yet walked to its end: seen.
+    s.delete("a/x/c");
+    s.put(msg("a/b/e"));
+    s.put(msg("a/y"));
+    const rest: (string | undefined)[] = [];
+    for (let m = c.next(); m !== undefined; m = c.next()) rest.push(m.topic);
+    expect(rest).toEqual(["a/b/c", "a/b/d", "a/b/e", "a/y"]);
+    expect(c.next()).toBeUndefined();
     await s.close();
   });
 });

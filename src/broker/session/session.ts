@@ -107,6 +107,10 @@ export class Session implements SessionHandle, Subscriber, Timed {
     return true;
   }
 
+  subscribedWith(filter: string): SubOpts | undefined {
+    return this.#subscriptions?.get(filter);
+  }
+
   /** Removes a subscription; false when the session had none on `filter`. */
   deleteSubscription(filter: string): boolean {
     const subs = this.#subscriptions;

@@ -5,13 +5,15 @@
 //     header flags 0010, MQTT-3.8.1-1), 3.8.3 (at least one filter, MQTT-3.8.3-3; reserved bits
 //     and QoS 3 are malformed, MQTT-3-8.3-4), 3.8.4 (SUBACK, one code per filter, MQTT-3.8.4-5),
 //     3.9 SUBACK, 3.10.1 (UNSUBSCRIBE flags, MQTT-3.10.1-1), 3.10.3 (at least one filter,
-//     MQTT-3.10.3-2), 3.11 UNSUBACK, 3.3.1.3 (retained message sent on subscribe with RETAIN 1),
+//     MQTT-3.10.3-2), 3.11 UNSUBACK, 3.3.1.3 (retained messages sent on subscribe with RETAIN 1,
+//     many of them in batches),
 //     4.8 (protocol violation -> close).
 //   MQTT 5.0 (OASIS) 2.2.1 (MQTT-2.2.1-3), 3.8.1, 3.8.3.1 (subscription options, reserved bits
 //     6-7, MQTT-3.8.3-5), 3.9.3 / 3.11.3 (reason codes), 4.13.
 
 import type { IPublishPacket, ISubackPacket, IUnsubackPacket } from "mqtt-packet";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { RETAINED_BATCH } from "../../src/retainer/retainer.ts";
 import { startTestNode, type TestNode } from "../helpers/node.ts";
 import { type Bystander, bystander } from "./bystander.ts";
 import { expectErrorClose } from "./expect-close.ts";
@@ -157,5 +159,71 @@ describe.each([4, 5] as const)("03-subscribe: SUBACK / UNSUBACK bytes (protocol 
     await p.send(frame(0x31, [...str(topic), ...props(ver)]));
     await p.send([0xc0, 0x00]);
     await p.expect("pingresp");
+  });
+});
+
+// A subscription matching more retained messages than one batch (RETAINED_BATCH) gets them over
+// several turns of the event loop, each exactly once with RETAIN set; the batches after the first
+// stop once the subscription is gone, so an UNSUBSCRIBE sent with the SUBSCRIBE leaves exactly one.
+const COUNT = Math.floor(RETAINED_BATCH * 2.5);
+
+/** Stores COUNT retained messages under `prefix/` (QoS 0, one write), answered once all are in. */
+async function storeRetained(ver: 4 | 5, prefix: string): Promise<void> {
+  const p = await RawClient.connected(port, ver, `${prefix}-pub`);
+  const frames: Buffer[] = [];
+  for (let i = 0; i < COUNT; i++) frames.push(frame(0x31, [...str(`${prefix}/${i}`), ...props(ver), 0x76, i & 0xff]));
+  await p.send(Buffer.concat(frames));
+  await p.send([0xc0, 0x00]);
+  await p.expect("pingresp");
+  expect(node.retainer.count).toBeGreaterThanOrEqual(COUNT);
+}
+
+describe.each([4, 5] as const)("03-subscribe: retained messages in batches (protocol %i)", (ver) => {
+  it(`delivers ${COUNT} retained messages to one subscription, each once, RETAIN set`, async () => {
+    const prefix = `bulk${ver}`;
+    await storeRetained(ver, prefix);
+    const c = await RawClient.connected(port, ver, `${prefix}-sub`);
+    await c.send(frame(0x82, [0x00, 0x01, ...props(ver), ...str(`${prefix}/#`), 0x00]));
+    const seen = new Set<string>();
+    let subacks = 0;
+    while (seen.size < COUNT) {
+      const p = await c.next();
+      if (p.cmd === "suback") {
+        subacks++;
+        continue;
+      }
+      expect(p.cmd).toBe("publish");
+      const pub = p as IPublishPacket;
+      expect(pub.retain).toBe(true);
+      expect(seen.has(pub.topic), pub.topic).toBe(false);
+      seen.add(pub.topic);
+    }
+    expect(subacks).toBe(1);
+    // Nothing more: the next packet is the answer to a PINGREQ.
+    await c.send([0xc0, 0x00]);
+    expect((await c.next()).cmd).toBe("pingresp");
+    await by.check();
+  });
+
+  it("stops after the first batch when the subscription is gone before the next turn", async () => {
+    const prefix = `gone${ver}`;
+    await storeRetained(ver, prefix);
+    const c = await RawClient.connected(port, ver, `${prefix}-sub`);
+    // SUBSCRIBE and UNSUBSCRIBE in one write: read in the same turn, before the second batch.
+    await c.send(
+      Buffer.concat([
+        frame(0x82, [0x00, 0x01, ...props(ver), ...str(`${prefix}/#`), 0x00]),
+        frame(0xa2, [0x00, 0x02, ...props(ver), ...str(`${prefix}/#`)]),
+      ]),
+    );
+    expect((await c.next()).cmd).toBe("suback");
+    let publishes = 0;
+    for (let p = await c.next(); p.cmd !== "unsuback"; p = await c.next()) {
+      expect(p.cmd).toBe("publish");
+      publishes++;
+    }
+    expect(publishes).toBe(RETAINED_BATCH);
+    await c.send([0xc0, 0x00]);
+    expect((await c.next()).cmd).toBe("pingresp");
   });
 });

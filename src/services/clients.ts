@@ -106,7 +106,7 @@ export class ClientService {
     const id = (a: unknown): string => (a as { clientid: string }).clientid;
     calls.register("mgmt.clients", (a) => {
       const { q, w } = a as { q: ClientQuery; w: Window };
-      return partOf(this.query(q), w);
+      return partOf(this.matching(q), w, (s) => this.record(s, this.broker.sessions.channel(s.clientId)));
     });
     calls.register("mgmt.client", (a) => this.lookup(id(a)));
     calls.register("mgmt.clientsByUsername", (a) => this.byUsername((a as { username: string }).username));
@@ -168,14 +168,16 @@ export class ClientService {
     return out;
   }
 
-  /** Clients matching every given filter, in list order. */
-  query(q: ClientQuery): ClientRecord[] {
-    const out: ClientRecord[] = [];
-    for (const s of this.broker.sessions.allSessions()) {
-      const ch = this.broker.sessions.channel(s.clientId);
-      if (matches(q, s, ch)) out.push(this.record(s, ch));
+  /** The sessions of the clients matching every given filter, in list order. */
+  private *matching(q: ClientQuery): Generator<Session> {
+    const sessions = this.broker.sessions;
+    if (q.clientid !== undefined) {
+      // A client id names one session at most: no walk over all of them.
+      const s = sessions.lookup(q.clientid);
+      if (s !== undefined && matches(q, s, sessions.channel(s.clientId))) yield s;
+      return;
     }
-    return out;
+    for (const s of sessions.allSessions()) if (matches(q, s, sessions.channel(s.clientId))) yield s;
   }
 
   lookup(clientId: string): ClientRecord[] {

@@ -36,7 +36,9 @@ export class SessionService {
     private readonly broker: Broker,
     private readonly calls: ClusterCalls,
   ) {
-    calls.register("mgmt.sessions", (a) => partOf(this.list(), (a as { w: Window }).w));
+    calls.register("mgmt.sessions", (a) =>
+      partOf(this.broker.sessions.allSessions(), (a as { w: Window }).w, (s) => this.record(s)),
+    );
     calls.register("mgmt.session", (a) => this.lookup((a as { clientid: string }).clientid));
   }
 

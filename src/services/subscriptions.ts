@@ -54,7 +54,7 @@ export class SubscriptionService {
   ) {
     calls.register("mgmt.subscriptions", (a) => {
       const { q, w } = a as { q: SubscriptionQuery; w: Window };
-      return partOf(this.query(q), w);
+      return partOf(this.query(q), w, (r) => r);
     });
     calls.register("mgmt.clientSubscriptions", (a) => this.ofClient((a as { clientid: string }).clientid));
     calls.register("mgmt.subscribe", (a) => {

@@ -29,11 +29,21 @@ describe("pageAcross", () => {
       for (let page = 1; page <= 10; page++) {
         const w = { start: (page - 1) * limit, limit };
         const got = pageAcross(
-          lists.map((l) => partOf(l, w)),
+          lists.map((l) => partOf(l, w, (x) => x)),
           w,
         );
         expect(got, `page ${page} limit ${limit}`).toEqual({ rows: all.slice(w.start, w.start + limit), count: 8 });
       }
+  });
+
+  it("builds the rows of a part's first start + limit items only, and counts them all", () => {
+    const built: number[] = [];
+    const part = partOf([1, 2, 3, 4, 5, 6, 7], { start: 2, limit: 2 }, (n) => {
+      built.push(n);
+      return n * 10;
+    });
+    expect(part).toEqual({ count: 7, rows: [10, 20, 30, 40] });
+    expect(built).toEqual([1, 2, 3, 4]);
   });
 });
 

@@ -83,16 +83,15 @@ export class AclCaches {
     const map = action === "publish" ? c.pub : c.sub;
     const now = this.now();
     map.delete(topic);
-    if (c.pub.size + c.sub.size >= this.settings.maxSize) {
-      for (const m of [c.pub, c.sub])
-        for (const [key, e] of m) if (now - e.updated_time >= this.settings.ttl) m.delete(key);
-      while (c.pub.size + c.sub.size >= this.settings.maxSize) {
-        // The oldest entry is the first of one of the two maps.
-        const p = c.pub.values().next().value;
-        const q = c.sub.values().next().value;
-        if (p !== undefined && (q === undefined || p.seq < q.seq)) c.pub.delete(p.topic);
-        else if (q !== undefined) c.sub.delete(q.topic);
-      }
+    // A full cache drops its oldest entry, the first of one of the two maps (an entry moves to the
+    // end when made again, so the maps are in age order and an expired entry goes first): one
+    // step per put, not a scan of the cache.
+    while (c.pub.size + c.sub.size >= this.settings.maxSize) {
+      const p = c.pub.values().next().value;
+      const q = c.sub.values().next().value;
+      if (p !== undefined && (q === undefined || p.seq < q.seq)) c.pub.delete(p.topic);
+      else if (q !== undefined) c.sub.delete(q.topic);
+      else break;
     }
     map.set(topic, { access: action, result, topic, updated_time: now, seq: this.seq++ });
   }

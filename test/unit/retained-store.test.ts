@@ -1,7 +1,7 @@
 // Retained stores: wildcard lookup (with the `$` rule and `a/#` matching `a`; against matchTopic on
 // random topics and filters), delete pruning, the cursor's depth-first order and its walk while
 // the store changes, and the disc store's log replay and compaction across reopen.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -120,5 +120,40 @@ describe("disc retained store", () => {
     expect(t3?.properties?.correlationData).toEqual(Buffer.from("cd"));
     expect(t3?.properties?.userProperties).toEqual({ k: "v" });
     await again.close();
+  });
+
+  it("writes a turn's records at its end, and a store opened after that reads them without a close", async () => {
+    const d = mkdtempSync(join(tmpdir(), "svc-ret-"));
+    dirs.push(d);
+    const log = join(d, "retained.log");
+    const s = new DiscRetainedStore(d);
+    const before = statSync(log).size;
+    for (let i = 0; i < 50; i++) s.put(msg(`burst/${i}`, `v${i}`));
+    s.delete("burst/7");
+    expect(statSync(log).size).toBe(before);
+    await new Promise((r) => setImmediate(r));
+    expect(statSync(log).size).toBeGreaterThan(before);
+    // The first store is never closed (a process that died after the turn).
+    const again = new DiscRetainedStore(d);
+    expect(again.size).toBe(49);
+    expect(again.get("burst/42")?.payload.toString()).toBe("v42");
+    await again.close();
+    await s.close();
+  });
+
+  it("compacts a log of several megabytes and reads every message back", async () => {
+    const d = mkdtempSync(join(tmpdir(), "svc-ret-"));
+    dirs.push(d);
+    const s = new DiscRetainedStore(d);
+    const big = (i: number) => Buffer.alloc(8192, i & 0xff);
+    for (let i = 0; i < 400; i++) s.put(makeMessage({ topic: `big/${i}`, payload: big(i), qos: 0, retain: true }));
+    await s.close();
+    // Opening compacts: 400 records of 8 KB, written in pieces of about a megabyte.
+    const again = new DiscRetainedStore(d);
+    await again.close();
+    const third = new DiscRetainedStore(d);
+    expect(third.size).toBe(400);
+    for (const i of [0, 127, 128, 399]) expect(third.get(`big/${i}`)?.payload.equals(big(i)), `big/${i}`).toBe(true);
+    await third.close();
   });
 });

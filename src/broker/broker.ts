@@ -3,9 +3,8 @@
 // messages another node forwarded (no hooks, no re-routing, so no loops and no double rule runs).
 // It also owns subscriptions on behalf of sessions, the live channels, the timer wheel and its sweep.
 
-import type { Duplex } from "node:stream";
 import { Hooks } from "../hooks/hooks.ts";
-import type { ConnectionInfo, StreamOwner } from "../listeners/types.ts";
+import type { ByteStream, ConnectionInfo, StreamOwner } from "../listeners/types.ts";
 import { matchTopic, parseSharedFilter } from "../mqtt/topic.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { Channel } from "./channel/channel.ts";
@@ -78,7 +77,7 @@ export class Broker {
    * is the stream's StreamOwner: it hears of 'error' and 'close' from the listener and names the
    * close reason.
    */
-  readonly handleConnection = (stream: Duplex, info: ConnectionInfo): StreamOwner =>
+  readonly handleConnection = (stream: ByteStream, info: ConnectionInfo): StreamOwner =>
     new Connection(stream, info, this.connectionDeps);
 
   /**

@@ -1,8 +1,8 @@
 // Per-listener connection accounting: enforces max_connections, hands admitted streams to the
 // broker's handler, and tallies why connections ended (shutdown_count, spec 000 §2 "Listener").
-import type { Duplex } from "node:stream";
 import type { Endpoints } from "./endpoints.ts";
 import type {
+  ByteStream,
   ConnectionHandler,
   ConnectionInfo,
   ListenerLogger,
@@ -16,7 +16,7 @@ export const MAX_CONNS_REASON = "max_conns";
 
 /** A reserved slot: either handed a stream once, or cancelled (both idempotent). */
 export interface Ticket {
-  hand(stream: Duplex, endpoints: Endpoints, peerCert?: PeerCert): void;
+  hand(stream: ByteStream, endpoints: Endpoints, peerCert?: PeerCert): void;
   cancel(): void;
 }
 
@@ -32,7 +32,7 @@ export interface BookOptions {
 /** The book holding a stream, and what its handler returned, on the stream itself. */
 const BOOK = Symbol("connection-book.book");
 const STREAM_OWNER = Symbol("connection-book.owner");
-type BookedStream = Duplex & { [BOOK]?: ConnectionBook; [STREAM_OWNER]?: StreamOwner | undefined };
+type BookedStream = ByteStream & { [BOOK]?: ConnectionBook; [STREAM_OWNER]?: StreamOwner | undefined };
 
 // Module-level listeners, one per event: no closure per connection, and the handler's owner hears
 // of 'error' and 'close' through them rather than through listeners of its own.
@@ -47,7 +47,7 @@ function onBookedClose(this: BookedStream): void {
 
 export class ConnectionBook {
   readonly #opts: BookOptions;
-  readonly #live = new Set<Duplex>();
+  readonly #live = new Set<ByteStream>();
   readonly #shutdown = new Map<string, number>();
   /** Slots reserved for connections still in a handshake (WebSocket upgrade). */
   #pending = 0;
@@ -90,7 +90,7 @@ export class ConnectionBook {
   }
 
   /** Admits an already established stream, or destroys it at once when the listener is full. */
-  admit(stream: Duplex, endpoints: Endpoints | undefined, peerCert?: PeerCert): void {
+  admit(stream: ByteStream, endpoints: Endpoints | undefined, peerCert?: PeerCert): void {
     if (endpoints === undefined) {
       stream.destroy();
       return;
@@ -118,7 +118,7 @@ export class ConnectionBook {
   }
 
   /** A held stream closed: it leaves the live set, and its StreamOwner reports why it ended. */
-  streamClosed(stream: Duplex): void {
+  streamClosed(stream: ByteStream): void {
     this.#live.delete(stream);
     const booked = stream as BookedStream;
     const owner = booked[STREAM_OWNER];
@@ -128,11 +128,11 @@ export class ConnectionBook {
   }
 
   /** Whether `stream` was handed to the handler and has not closed yet. */
-  holds(stream: Duplex): boolean {
+  holds(stream: ByteStream): boolean {
     return this.#live.has(stream);
   }
 
-  #hand(stream: Duplex, endpoints: Endpoints, peerCert: PeerCert | undefined): void {
+  #hand(stream: ByteStream, endpoints: Endpoints, peerCert: PeerCert | undefined): void {
     const { listener, protocol, zone, handler, logger } = this.#opts;
     const info: ConnectionInfo = { listener, protocol, zone, ...endpoints };
     if (peerCert !== undefined) info.peerCert = peerCert;

@@ -1,6 +1,6 @@
 // Listener contracts: what a listener is configured with, what it hands the broker per
 // accepted connection, and what it reports (spec 000 §2 "Listener").
-import type { Duplex } from "node:stream";
+import type { EventEmitter } from "node:events";
 import type { TLSSocket } from "node:tls";
 
 export type ListenerKind = "tcp" | "ssl" | "ws" | "wss";
@@ -41,7 +41,27 @@ export interface StreamOwner {
  * ("closed", "kicked", "keepalive_timeout", "idle_timeout", "protocol_error", "takeovered",
  * "discarded"...).
  */
-export type ConnectionHandler = (stream: Duplex, info: ConnectionInfo) => StreamOwner;
+export type ConnectionHandler = (stream: ByteStream, info: ConnectionInfo) => StreamOwner;
+
+/**
+ * The byte stream of one connection, as far as the broker uses it: a net or TLS socket (any
+ * Duplex is one), or a WebSocket seen as a stream of bytes (ws-stream.ts). Events: 'data'
+ * (a Buffer), 'drain', 'error', 'close', and 'end' where `allowHalfOpen` is not false.
+ */
+export interface ByteStream extends EventEmitter {
+  write(chunk: Buffer): boolean;
+  cork(): void;
+  uncork(): void;
+  pause(): unknown;
+  resume(): unknown;
+  /** Ends the writing side (the closing handshake of the layer, if it has one). */
+  end(): unknown;
+  destroy(): unknown;
+  readonly destroyed: boolean;
+  /** Bytes written and not yet handed to the operating system. */
+  readonly writableLength: number;
+  readonly allowHalfOpen?: boolean;
+}
 
 export interface ListenerSettings {
   kind: ListenerKind;

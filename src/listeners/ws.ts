@@ -4,11 +4,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { createWebSocketStream, WebSocketServer } from "ws";
+import { WebSocketServer } from "ws";
 import type { ConnectionBook } from "./connection-book.ts";
 import { endpointsOf } from "./endpoints.ts";
 import { type Listener, ServerListener, type Transport } from "./listener.ts";
 import type { ConnectionHandler, ListenerDeps, ListenerSettings, PeerCert } from "./types.ts";
+import { WebSocketStream } from "./ws-stream.ts";
 
 export const MQTT_SUBPROTOCOLS: readonly string[] = ["mqtt", "mqttv3.1", "mqttv3.1.1"];
 
@@ -74,11 +75,7 @@ export function attachMqttWebSocket(
     const peerCert = peerCertOf?.(req.socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
       ws.binaryType = "nodebuffer";
-      const stream = createWebSocketStream(ws);
-      // A WebSocket close ends both directions; without this the duplex would stay half-open
-      // (unlike the TCP socket the broker is used to) and never emit 'close'.
-      stream.once("end", () => stream.destroy());
-      ticket.hand(stream, endpoints, peerCert);
+      ticket.hand(new WebSocketStream(ws), endpoints, peerCert);
     });
   });
 }

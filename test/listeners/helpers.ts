@@ -3,10 +3,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Duplex } from "node:stream";
 import { generate } from "selfsigned";
 import type { Listener } from "../../src/listeners/listener.ts";
 import type {
+  ByteStream,
   ConnectionHandler,
   ConnectionInfo,
   ListenerKind,
@@ -48,7 +48,7 @@ export function captureLogger(): ListenerLogger & { entries: LogEntry[] } {
 }
 
 export interface Accepted {
-  stream: Duplex;
+  stream: ByteStream;
   info: ConnectionInfo;
   /** What the broker does when it ends a connection: names the reason (the first one counts). */
   closed: (reason: string) => void;

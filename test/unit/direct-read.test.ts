@@ -1,4 +1,4 @@
-// Direct reads of accepted plain TCP sockets (broker/connection/direct-read.ts), on real loopback
+// Direct reads of accepted plain TCP sockets (listeners/direct-read.ts), on real loopback
 // sockets: this Node offers them (a Node that stops doing so fails here, not silently slower),
 // every chunk is a copy of its own, pause() stops the handle's reads and resume() restarts them,
 // the peer's end still ends the socket, and any other stream keeps its 'data' events.
@@ -8,7 +8,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { TLSSocket } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { readDirect } from "../../src/broker/connection/direct-read.ts";
+import { readDirect } from "../../src/listeners/direct-read.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const servers: Server[] = [];

@@ -3,9 +3,9 @@
 // sends and writes what a tick produced in one write. Bad bytes never throw out of here: they
 // become an orderly close of this connection only.
 
-import type { Duplex } from "node:stream";
 import type { Packet } from "mqtt-packet";
-import type { ConnectionInfo, StreamOwner } from "../../listeners/types.ts";
+import { readDirect } from "../../listeners/direct-read.ts";
+import type { ByteStream, ConnectionInfo, StreamOwner } from "../../listeners/types.ts";
 import { joinBytes } from "../../mqtt/bytes.ts";
 import { decodeFrame, encodePacket } from "../../mqtt/codec.ts";
 import { decodeFast, MALFORMED_FRAME } from "../../mqtt/fast-codec.ts";
@@ -14,7 +14,6 @@ import type { Channel } from "../channel/channel.ts";
 import type { ConnectionPort, PacketTracer } from "../channel/port.ts";
 import { readBegins, readDone } from "../clock.ts";
 import { M, type Metrics } from "../metrics.ts";
-import { readDirect } from "./direct-read.ts";
 import { connectProtocolLevel, FrameReader, MALFORMED, NEED_MORE, TOO_LARGE } from "./frame-reader.ts";
 import { bytesRead } from "./read-pacing.ts";
 
@@ -58,7 +57,7 @@ export class Connection implements ConnectionPort, StreamOwner {
   private readonly plainTcp: boolean;
 
   constructor(
-    private readonly stream: Duplex,
+    private readonly stream: ByteStream,
     info: ConnectionInfo,
     private readonly deps: ConnectionDeps,
   ) {
@@ -299,7 +298,7 @@ export class Connection implements ConnectionPort, StreamOwner {
 }
 
 const OWNER = Symbol("svc.connection");
-type OwnedStream = Duplex & { [OWNER]: Connection };
+type OwnedStream = ByteStream & { [OWNER]: Connection };
 
 function onStreamData(this: OwnedStream, chunk: Buffer): void {
   this[OWNER].onData(chunk);

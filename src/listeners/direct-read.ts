@@ -48,8 +48,8 @@ function onRead(this: DirectSocket, nread: number, buffer: Buffer): void {
 }
 
 /**
- * Switches a freshly accepted plain TCP socket (not TLS) to direct reads: `handler` then gets
- * every chunk and 'data' is never emitted. False, with nothing changed, when the stream is not
+ * Switches an accepted plain TCP socket (not TLS; MQTT's, or the one under a WebSocket) to direct
+ * reads: `handler` then gets every chunk and 'data' is never emitted. False, with nothing changed, when the stream is not
  * such a socket or this Node lacks the fields. pause() and resume() keep working: Node stops and
  * restarts the handle's reads for such sockets. 'end' and 'close' come as before.
  */

@@ -15,9 +15,9 @@ import type { ClientInfo } from "../broker/types.ts";
 import {
   type ClusterCalls,
   fromEvery,
+  type PageArgs,
   type PageOf,
-  type PagePart,
-  pageAcross,
+  pageFrom,
   partOf,
   type Window,
 } from "./cluster-calls.ts";
@@ -105,8 +105,8 @@ export class ClientService {
   ) {
     const id = (a: unknown): string => (a as { clientid: string }).clientid;
     calls.register("mgmt.clients", (a) => {
-      const { q, w } = a as { q: ClientQuery; w: Window };
-      return partOf(this.matching(q), w, (s) => this.record(s, this.broker.sessions.channel(s.clientId)));
+      const { q, w, exact } = a as PageArgs<ClientQuery>;
+      return partOf(this.matching(q), w, (s) => this.record(s, this.broker.sessions.channel(s.clientId)), exact);
     });
     calls.register("mgmt.client", (a) => this.lookup(id(a)));
     calls.register("mgmt.clientsByUsername", (a) => this.byUsername((a as { username: string }).username));
@@ -116,15 +116,8 @@ export class ClientService {
   }
 
   /** A page of the clients matching `q`, in the cluster or on `node`, with the total count. */
-  async findPage(q: ClientQuery, w: Window, node?: string): Promise<PageOf<ClientRecord>> {
-    const args = { q, w };
-    if (node !== undefined)
-      return pageAcross([await this.calls.call<PagePart<ClientRecord>>(node, "mgmt.clients", args)], w);
-    const parts = await fromEvery<PagePart<ClientRecord>>(this.calls, "mgmt.clients", args);
-    return pageAcross(
-      parts.map((p) => p.value),
-      w,
-    );
+  findPage(q: ClientQuery, w: Window, node?: string): Promise<PageOf<ClientRecord>> {
+    return pageFrom(this.calls, "mgmt.clients", q, w, node);
   }
 
   /** The client's record (at most one: client ids are unique), in the cluster or on `node`. */

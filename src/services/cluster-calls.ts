@@ -69,10 +69,11 @@ export class LocalCalls implements ClusterCalls {
   }
 }
 
-/** `{count, rows}` of one node's filtered list, cut to the first `max` rows. */
+/** `{count, rows}` of one node's filtered list: the rows of its items `from` (default 0) on. */
 export interface PagePart<T> {
   count: number;
   rows: T[];
+  from?: number;
 }
 
 /** A page window: `start` rows skipped, at most `limit` rows. */
@@ -88,18 +89,50 @@ export interface PageOf<T> {
 }
 
 /**
- * Cuts one node's list for a window: how many items `items` yields, and the rows of its first
- * `start + limit`, made by `row` for those only (a page of 20 of 100,000 clients builds 20 rows).
+ * Cuts one node's list for a window: how many items `items` yields, and rows made by `row` for
+ * those of its first `start + limit` items only (a page of 20 of 100,000 clients builds 20 rows
+ * where `exact`, at most `start + limit` otherwise). `exact`: the node's items come first in the
+ * concatenation, so the window's own items are the ones needed.
  */
-export function partOf<S, T>(items: Iterable<S>, w: Window, row: (item: S) => T): PagePart<T> {
+export function partOf<S, T>(items: Iterable<S>, w: Window, row: (item: S) => T, exact = false): PagePart<T> {
+  const from = exact ? w.start : 0;
   const end = w.start + w.limit;
   const rows: T[] = [];
   let count = 0;
   for (const item of items) {
-    if (count < end) rows.push(row(item));
+    if (count >= from && count < end) rows.push(row(item));
     count++;
   }
-  return { count, rows };
+  return from === 0 ? { count, rows } : { count, rows, from };
+}
+
+/** What a node's page handler gets: the query, the window, and whether its part is first. */
+export interface PageArgs<Q> {
+  q: Q;
+  w: Window;
+  exact: boolean;
+}
+
+/**
+ * A page of a view spread over nodes, through each node's `method` handler (PageArgs): on `node`
+ * only (its failure rejects), or over every running node (one that fails is left out). The first
+ * node's part starts the concatenation, so it cuts its rows to the window itself.
+ */
+export async function pageFrom<Q, T>(
+  calls: ClusterCalls,
+  method: string,
+  q: Q,
+  w: Window,
+  node?: string,
+): Promise<PageOf<T>> {
+  const args = (exact: boolean): PageArgs<Q> => ({ q, w, exact });
+  if (node !== undefined) return pageAcross([await calls.call<PagePart<T>>(node, method, args(true))], w);
+  const nodes = calls.nodes();
+  const settled = await Promise.allSettled(nodes.map((n, i) => calls.call<PagePart<T>>(n, method, args(i === 0))));
+  const parts: PagePart<T>[] = [];
+  // A node that failed is left out; when it was the first, the next one's part (not cut) still fits.
+  for (const r of settled) if (r.status === "fulfilled") parts.push(r.value);
+  return pageAcross(parts, w);
 }
 
 /**
@@ -115,9 +148,10 @@ export function pageAcross<T>(parts: readonly PagePart<T>[], w: Window): PageOf<
   for (const p of parts) {
     count += p.count;
     if (rows.length < w.limit && offset + p.count > w.start && offset < end) {
-      const from = Math.max(0, w.start - offset);
-      const to = Math.min(p.count, end - offset);
-      for (let i = from; i < to && i < p.rows.length; i++) rows.push(p.rows[i]);
+      const base = p.from ?? 0;
+      const from = Math.max(base, w.start - offset);
+      const to = Math.min(p.count, end - offset, base + p.rows.length);
+      for (let i = from; i < to; i++) rows.push(p.rows[i - base]);
     }
     offset += p.count;
   }

@@ -10,9 +10,9 @@ import type { Session } from "../broker/session/session.ts";
 import {
   type ClusterCalls,
   fromEvery,
+  type PageArgs,
   type PageOf,
-  type PagePart,
-  pageAcross,
+  pageFrom,
   partOf,
   type Window,
 } from "./cluster-calls.ts";
@@ -36,21 +36,16 @@ export class SessionService {
     private readonly broker: Broker,
     private readonly calls: ClusterCalls,
   ) {
-    calls.register("mgmt.sessions", (a) =>
-      partOf(this.broker.sessions.allSessions(), (a as { w: Window }).w, (s) => this.record(s)),
-    );
+    calls.register("mgmt.sessions", (a) => {
+      const { w, exact } = a as PageArgs<null>;
+      return partOf(this.broker.sessions.allSessions(), w, (s) => this.record(s), exact);
+    });
     calls.register("mgmt.session", (a) => this.lookup((a as { clientid: string }).clientid));
   }
 
   /** A page of the sessions of the cluster or of `node`, with the total count. */
-  async findPage(w: Window, node?: string): Promise<PageOf<SessionRecord>> {
-    if (node !== undefined)
-      return pageAcross([await this.calls.call<PagePart<SessionRecord>>(node, "mgmt.sessions", { w })], w);
-    const parts = await fromEvery<PagePart<SessionRecord>>(this.calls, "mgmt.sessions", { w });
-    return pageAcross(
-      parts.map((p) => p.value),
-      w,
-    );
+  findPage(w: Window, node?: string): Promise<PageOf<SessionRecord>> {
+    return pageFrom(this.calls, "mgmt.sessions", null, w, node);
   }
 
   /** A client's session, in the cluster or on `node`. */

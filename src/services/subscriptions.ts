@@ -10,9 +10,9 @@ import { matchTopic, parseSharedFilter, validateTopicFilter } from "../mqtt/topi
 import {
   type ClusterCalls,
   fromEvery,
+  type PageArgs,
   type PageOf,
-  type PagePart,
-  pageAcross,
+  pageFrom,
   partOf,
   type Window,
 } from "./cluster-calls.ts";
@@ -53,8 +53,8 @@ export class SubscriptionService {
     private readonly remoteRoutes: RemoteRouteSource = () => [],
   ) {
     calls.register("mgmt.subscriptions", (a) => {
-      const { q, w } = a as { q: SubscriptionQuery; w: Window };
-      return partOf(this.query(q), w, (r) => r);
+      const { q, w, exact } = a as PageArgs<SubscriptionQuery>;
+      return partOf(this.query(q), w, (r) => r, exact);
     });
     calls.register("mgmt.clientSubscriptions", (a) => this.ofClient((a as { clientid: string }).clientid));
     calls.register("mgmt.subscribe", (a) => {
@@ -68,15 +68,8 @@ export class SubscriptionService {
   }
 
   /** A page of the subscriptions matching `q`, in the cluster or on `node`, with the total count. */
-  async findPage(q: SubscriptionQuery, w: Window, node?: string): Promise<PageOf<SubscriptionRecord>> {
-    const args = { q, w };
-    if (node !== undefined)
-      return pageAcross([await this.calls.call<PagePart<SubscriptionRecord>>(node, "mgmt.subscriptions", args)], w);
-    const parts = await fromEvery<PagePart<SubscriptionRecord>>(this.calls, "mgmt.subscriptions", args);
-    return pageAcross(
-      parts.map((p) => p.value),
-      w,
-    );
+  findPage(q: SubscriptionQuery, w: Window, node?: string): Promise<PageOf<SubscriptionRecord>> {
+    return pageFrom(this.calls, "mgmt.subscriptions", q, w, node);
   }
 
   /** A client's subscriptions, in the cluster (where its session is) or on `node`. */

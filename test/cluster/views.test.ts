@@ -24,16 +24,36 @@ describe("pageAcross", () => {
   const lists = [["a1", "a2", "a3"], [], ["b1"], ["c1", "c2", "c3", "c4"]];
   const all = lists.flat();
 
-  it("cuts the same pages as the concatenated list, from parts cut to start + limit rows", () => {
-    for (const limit of [1, 2, 3, 5, 10])
-      for (let page = 1; page <= 10; page++) {
-        const w = { start: (page - 1) * limit, limit };
-        const got = pageAcross(
-          lists.map((l) => partOf(l, w, (x) => x)),
-          w,
-        );
-        expect(got, `page ${page} limit ${limit}`).toEqual({ rows: all.slice(w.start, w.start + limit), count: 8 });
-      }
+  it("cuts the same pages as the concatenated list, from parts cut to start + limit rows or (the first) to the window", () => {
+    for (const firstExact of [false, true])
+      for (const limit of [1, 2, 3, 5, 10])
+        for (let page = 1; page <= 10; page++) {
+          const w = { start: (page - 1) * limit, limit };
+          const got = pageAcross(
+            lists.map((l, i) => partOf(l, w, (x) => x, firstExact && i === 0)),
+            w,
+          );
+          expect(got, `page ${page} limit ${limit} ${firstExact}`).toEqual({
+            rows: all.slice(w.start, w.start + limit),
+            count: 8,
+          });
+        }
+  });
+
+  it("a part cut to the window builds the window's rows only", () => {
+    const built: number[] = [];
+    const part = partOf(
+      [1, 2, 3, 4, 5, 6, 7],
+      { start: 4, limit: 2 },
+      (n) => {
+        built.push(n);
+        return n * 10;
+      },
+      true,
+    );
+    expect(part).toEqual({ count: 7, rows: [50, 60], from: 4 });
+    expect(built).toEqual([5, 6]);
+    expect(pageAcross([part], { start: 4, limit: 2 })).toEqual({ rows: [50, 60], count: 7 });
   });
 
   it("builds the rows of a part's first start + limit items only, and counts them all", () => {

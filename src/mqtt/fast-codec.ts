@@ -1,11 +1,11 @@
 // Hand-written codec for the packets on the message path (MQTT 5.0 sections 3.3-3.7, 3.12): PUBLISH
 // (3.1/3.1.1 and 5.0, its common properties read by publish-properties.ts) and the four
 // acknowledgements, plus PINGREQ, the plain SUBSCRIBE and UNSUBSCRIBE (subscribe-codec.ts) and the
-// plain DISCONNECT (a connection's usual last packet; 5.0 section 3.14, no reason code). It works on one whole frame, returns objects shaped like
-// mqtt-packet's, and leaves every other packet to mqtt-packet (returns null). The payload is a view
-// of the frame when large, a copy when small, so a small queued message never pins a whole socket
-// chunk. The acknowledgements and the 3.x CONNACK (a connection storm's one reply per client) are
-// encoded here too.
+// plain DISCONNECT (a connection's usual last packet; 5.0 section 3.14, no reason code). It works
+// on one whole frame, returns objects shaped like mqtt-packet's, and leaves every other packet to
+// mqtt-packet (returns null). The payload is a view of the frame when large, a copy when small, so
+// a small queued message never pins a whole socket chunk. The acknowledgements and the 3.x CONNACK
+// (a connection storm's one reply per client) are encoded here too.
 
 import type { IPublishPacket, Packet } from "mqtt-packet";
 import { copyOf } from "./bytes.ts";

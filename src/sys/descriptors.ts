@@ -4,7 +4,7 @@
 // refuses every connection past it, and nothing in the broker sees those refusals: the warning at
 // start is where an operator learns of it.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 
 /** Connections a node holds by default (spec 000 §1: 100k concurrent connections per node). */
 export const DEFAULT_CAPACITY = 100_000;
@@ -26,10 +26,17 @@ export function openFileLimit(): number {
   return cachedLimit;
 }
 
-/** Descriptors open now (/proc/self/fd), else the event loop's active resources. */
+/**
+ * Descriptors open now, else the event loop's active resources. Linux (6.2 on) gives the count as
+ * the size of /proc/self/fd, a few microseconds whatever the count; listing the directory, the way
+ * of older kernels, takes milliseconds per 10,000 connections, every time `/nodes` is asked.
+ */
 export function openHandles(): number {
   try {
-    return readdirSync("/proc/self/fd").length;
+    const counted = statSync("/proc/self/fd").size;
+    if (counted > 0) return counted;
+    // The listing holds one descriptor of its own.
+    return readdirSync("/proc/self/fd").length - 1;
   } catch {
     return process.getActiveResourcesInfo().length;
   }

@@ -1,5 +1,7 @@
-// The descriptor limit checked at start against the connections the listeners accept.
+// The descriptor limit checked at start against the connections the listeners accept, and the
+// count of open descriptors (`/nodes` process_used).
 
+import { closeSync, openSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CAPACITY, descriptorLimitWarning, openFileLimit, openHandles } from "../../src/sys/descriptors.ts";
 
@@ -22,5 +24,17 @@ describe("descriptor limit", () => {
   it("reads this process's limit and open descriptors", () => {
     expect(openFileLimit()).toBeGreaterThan(0);
     expect(openHandles()).toBeGreaterThan(2);
+  });
+
+  it("counts descriptors as they open and close", () => {
+    const before = openHandles();
+    const fds = Array.from({ length: 50 }, () => openSync("/dev/null", "r"));
+    try {
+      // Other descriptors of the test process may open or close meanwhile: a small margin.
+      expect(Math.abs(openHandles() - before - 50)).toBeLessThanOrEqual(2);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+    expect(Math.abs(openHandles() - before)).toBeLessThanOrEqual(2);
   });
 });

@@ -155,10 +155,12 @@ export class ClientService {
 
   /** Every client with a session on this node (connected first, in connection order). */
   list(): ClientRecord[] {
-    const out: ClientRecord[] = [];
-    for (const s of this.broker.sessions.allSessions())
-      out.push(this.record(s, this.broker.sessions.channel(s.clientId)));
-    return out;
+    return this.recordsOf({});
+  }
+
+  /** The records of the clients matching `q`, in list order. */
+  private recordsOf(q: ClientQuery): ClientRecord[] {
+    return Array.from(this.matching(q), (s) => this.record(s, this.broker.sessions.channel(s.clientId)));
   }
 
   /** The sessions of the clients matching every given filter, in list order. */
@@ -179,7 +181,7 @@ export class ClientService {
   }
 
   byUsername(username: string): ClientRecord[] {
-    return this.list().filter((c) => c.username === username);
+    return this.recordsOf({ username });
   }
 
   /** Disconnects a client (5.0: DISCONNECT 0x98) and ends its session; false when unknown. */

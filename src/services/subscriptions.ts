@@ -131,26 +131,27 @@ export class SubscriptionService {
   }
 
   list(): SubscriptionRecord[] {
-    const out: SubscriptionRecord[] = [];
-    for (const s of this.broker.sessions.allSessions()) {
-      for (const [topic, o] of s.subscriptions)
-        out.push({ clientid: s.clientId, node: this.broker.nodeName, topic, qos: o.qos });
-    }
-    return out;
+    return this.query({});
   }
 
-  /** Subscriptions matching every given filter, in list order. */
+  /** Subscriptions matching every given filter, in list order (a clientid: its session only). */
   query(q: SubscriptionQuery): SubscriptionRecord[] {
-    return this.list().filter((r) => {
-      if (q.clientid !== undefined && r.clientid !== q.clientid) return false;
-      if (q.qos !== undefined && r.qos !== q.qos) return false;
-      const shared = parseSharedFilter(r.topic);
-      const filter = shared === null ? r.topic : shared.filter;
-      if (q.topic !== undefined && r.topic !== q.topic && filter !== q.topic) return false;
-      if (q.share !== undefined && shared?.group !== q.share) return false;
-      if (q.match_topic !== undefined && !matchTopic(filter, q.match_topic)) return false;
-      return true;
-    });
+    const sessions = this.broker.sessions;
+    const one = q.clientid === undefined ? undefined : sessions.lookup(q.clientid);
+    const from = q.clientid === undefined ? sessions.allSessions() : one === undefined ? [] : [one];
+    const out: SubscriptionRecord[] = [];
+    for (const s of from) {
+      for (const [topic, o] of s.subscriptions) {
+        if (q.qos !== undefined && o.qos !== q.qos) continue;
+        const shared = parseSharedFilter(topic);
+        const filter = shared === null ? topic : shared.filter;
+        if (q.topic !== undefined && topic !== q.topic && filter !== q.topic) continue;
+        if (q.share !== undefined && shared?.group !== q.share) continue;
+        if (q.match_topic !== undefined && !matchTopic(filter, q.match_topic)) continue;
+        out.push({ clientid: s.clientId, node: this.broker.nodeName, topic, qos: o.qos });
+      }
+    }
+    return out;
   }
 
   ofClient(clientId: string): SubscriptionRecord[] {

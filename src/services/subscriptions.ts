@@ -5,6 +5,7 @@
 // this node keeps (its own filters plus the other nodes' routes it watches).
 
 import type { Broker } from "../broker/broker.ts";
+import type { Session } from "../broker/session/session.ts";
 import type { QoS } from "../broker/types.ts";
 import { matchTopic, parseSharedFilter, validateTopicFilter } from "../mqtt/topic.ts";
 import {
@@ -134,13 +135,17 @@ export class SubscriptionService {
     return this.query({});
   }
 
+  /** Every session, or the one of `clientId` when given (none when it has no session here). */
+  private sessionsOf(clientId: string | undefined): Iterable<Session> {
+    if (clientId === undefined) return this.broker.sessions.allSessions();
+    const s = this.broker.sessions.lookup(clientId);
+    return s === undefined ? [] : [s];
+  }
+
   /** Subscriptions matching every given filter, in list order (a clientid: its session only). */
   query(q: SubscriptionQuery): SubscriptionRecord[] {
-    const sessions = this.broker.sessions;
-    const one = q.clientid === undefined ? undefined : sessions.lookup(q.clientid);
-    const from = q.clientid === undefined ? sessions.allSessions() : one === undefined ? [] : [one];
     const out: SubscriptionRecord[] = [];
-    for (const s of from) {
+    for (const s of this.sessionsOf(q.clientid)) {
       for (const [topic, o] of s.subscriptions) {
         if (q.qos !== undefined && o.qos !== q.qos) continue;
         const shared = parseSharedFilter(topic);
@@ -155,14 +160,7 @@ export class SubscriptionService {
   }
 
   ofClient(clientId: string): SubscriptionRecord[] {
-    const s = this.broker.sessions.lookup(clientId);
-    if (s === undefined) return [];
-    return [...s.subscriptions].map(([topic, o]) => ({
-      clientid: clientId,
-      node: this.broker.nodeName,
-      topic,
-      qos: o.qos,
-    }));
+    return this.query({ clientid: clientId });
   }
 
   /** Subscribes an existing session (the client must have one on this node). */

@@ -4,9 +4,11 @@
 // gets its first subscriber or loses its last.
 
 import { isWildcard, startsWithDollar } from "../../mqtt/topic.ts";
+import { ChurnMap } from "../churn-map.ts";
 import type { Message, SubOpts } from "../types.ts";
 import { SharedGroup, type SharedStrategy } from "./shared-strategy.ts";
 import { TopicTrie } from "./topic-trie.ts";
+import { WildCache } from "./wild-cache.ts";
 
 /** Anything that can receive messages through the router (a session). */
 export interface Subscriber {
@@ -46,16 +48,19 @@ const online = (s: Subscriber): boolean => s.isOnline();
 const WILD_CACHE_LIMIT = 16_384;
 
 export class Router {
-  /** Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only. */
-  private readonly entries = new Map<string, RouteEntry>();
+  /**
+   * Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only.
+   * A ChurnMap: a filter subscribed and unsubscribed over and over (a request/response client's
+   * reply topic) would otherwise make the lookup of every publish to it ever longer.
+   */
+  private readonly entries = new ChurnMap<string, RouteEntry>();
   private readonly wild = new TopicTrie<RouteEntry>();
   /**
-   * The wildcard entries matching a topic, per topic recently published: dispatch then neither
-   * splits the topic nor walks the trie. Emptied whenever a wildcard filter is added or removed
-   * (the entries' subscribers may change freely: the cache holds the entries), and when it grows
-   * past WILD_CACHE_LIMIT topics.
+   * The wildcard entries matching a topic, per topic recently published. A wildcard filter added
+   * or removed forgets the topics it could match (wild-cache.ts); the entries' subscribers may
+   * change freely: the cache holds the entries.
    */
-  private readonly wildCache = new Map<string, readonly RouteEntry[]>();
+  private readonly wildCache = new WildCache<RouteEntry>(WILD_CACHE_LIMIT);
   private readonly listeners: RouteListener[] = [];
   /**
    * Filters starting with '$' ($SYS/#...). Only they can match a topic starting with '$'
@@ -88,7 +93,7 @@ export class Router {
       if (startsWithDollar(filter)) this.dollarFilters++;
       if (isWildcard(filter)) {
         this.wild.set(filter, e);
-        this.wildCache.clear();
+        this.wildCache.forget(filter);
       }
     }
     if (group === undefined) {
@@ -141,7 +146,7 @@ export class Router {
       if (startsWithDollar(filter)) this.dollarFilters--;
       if (isWildcard(filter)) {
         this.wild.delete(filter);
-        this.wildCache.clear();
+        this.wildCache.forget(filter);
       }
     }
     return removed;
@@ -177,7 +182,6 @@ export class Router {
   /** matchWild, remembered in wildCache. */
   private cacheWild(topic: string): readonly RouteEntry[] {
     const hits = this.matchWild(topic);
-    if (this.wildCache.size >= WILD_CACHE_LIMIT) this.wildCache.clear();
     this.wildCache.set(topic, hits);
     return hits;
   }

@@ -14,14 +14,15 @@
 // '#' level that is not the last level is stored as a literal level.
 
 import { startsWithDollar } from "../../mqtt/topic.ts";
+import { ChurnMap } from "../churn-map.ts";
 
 const KIND_LITERAL = 0;
 const KIND_PLUS = 1;
 const KIND_HASH = 2;
 
 class TrieNode<V> {
-  /** Literal child levels, created lazily. */
-  children: Map<string, TrieNode<V>> | null = null;
+  /** Literal child levels, created lazily (a ChurnMap: a client's own level comes and goes). */
+  children: ChurnMap<string, TrieNode<V>> | null = null;
   /** '+' child. */
   plus: TrieNode<V> | null = null;
   /** '#' child (always a leaf holding a value). */
@@ -73,7 +74,7 @@ export class TopicTrie<V> {
         node = next;
       } else {
         let children = node.children;
-        if (children === null) node.children = children = new Map();
+        if (children === null) node.children = children = new ChurnMap();
         let next = children.get(level);
         if (next === undefined) {
           next = new TrieNode<V>(node, level, KIND_LITERAL);
@@ -190,7 +191,7 @@ export class TopicTrie<V> {
       if (c === 0x2b /* + */) node = node.plus;
       else if (c === 0x23 /* # */ && isLast) node = node.hash;
       else {
-        const children: Map<string, TrieNode<V>> | null = node.children;
+        const children: ChurnMap<string, TrieNode<V>> | null = node.children;
         if (children === null) return null;
         node = children.get(filter.slice(start, end)) ?? null;
       }

@@ -7,6 +7,7 @@
 import { RC } from "../mqtt/reason-codes.ts";
 import type { Broker } from "./broker.ts";
 import type { Channel } from "./channel/channel.ts";
+import { ChurnMap } from "./churn-map.ts";
 import type { SessionTransfer } from "./ports.ts";
 import { Session, SessionCounts } from "./session/session.ts";
 import type { Message } from "./types.ts";
@@ -20,8 +21,10 @@ interface PendingWill {
 const NEVER = 0xffffffff;
 
 export class SessionRegistry {
-  private readonly sessions = new Map<string, Session>();
-  private readonly live = new Map<string, Channel>();
+  // ChurnMaps: a client id that reconnects over and over (two devices taking the same id from
+  // each other) would otherwise make every lookup of it ever longer.
+  private readonly sessions = new ChurnMap<string, Session>();
+  private readonly live = new ChurnMap<string, Channel>();
   private readonly offline = new Set<Session>();
   private readonly wills = new Map<string, PendingWill>();
   /** Persistent sessions and sessions with subscriptions, kept as they change (stats). */

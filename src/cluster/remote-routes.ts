@@ -2,6 +2,7 @@
 // kept from a watch on `routes/`. Matching a topic yields each node once, allocation-free (a
 // per-node epoch marks who was already visited for the current message).
 
+import { ChurnMap } from "../broker/churn-map.ts";
 import { TopicTrie } from "../broker/router/topic-trie.ts";
 import { isWildcard } from "../mqtt/topic.ts";
 
@@ -11,7 +12,8 @@ interface NodeMark {
 }
 
 export class RemoteRoutes {
-  private readonly byFilter = new Map<string, Set<NodeMark>>();
+  /** A ChurnMap: another node's reply topic comes and goes with every request (churn-map.ts). */
+  private readonly byFilter = new ChurnMap<string, Set<NodeMark>>();
   private readonly wild = new TopicTrie<Set<NodeMark>>();
   private readonly marks = new Map<string, NodeMark>();
   private epoch = 0;

@@ -5,7 +5,6 @@
 
 import { ConfigError, loadConfig } from "../config/index.ts";
 import { applyGcTuning } from "../gc-tuning.ts";
-import { startNode } from "../main.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -63,6 +62,9 @@ async function start(argv: string[]): Promise<void> {
   const env = process.env;
   const file = args.file ?? (env.SVC_CONFIG || "etc/svc.conf");
   const load = () => loadConfig({ file, env, overrides: args.overrides });
+  // The node (about 700 modules) is loaded by `start` only: `svc help` and `svc version` answer
+  // without it.
+  const { startNode } = await import("../main.ts");
   // A supervisor: `cluster join`/`leave` restart the node in place with its new cluster record.
   let restarting: Promise<void> | null = null;
   const restart = (): void => {

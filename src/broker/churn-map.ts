@@ -53,16 +53,16 @@ export class ChurnMap<K, V> {
     this.dead = 0;
   }
 
-  *keys(): IterableIterator<K> {
-    for (const [k, v] of this.map) if (v !== GONE) yield k;
+  keys(): IterableIterator<K> {
+    return new LiveKeys(this.map.entries());
   }
 
-  *values(): IterableIterator<V> {
-    for (const v of this.map.values()) if (v !== GONE) yield v;
+  values(): IterableIterator<V> {
+    return new Live<V>(this.map.values());
   }
 
-  *entries(): IterableIterator<[K, V]> {
-    for (const [k, v] of this.map) if (v !== GONE) yield [k, v];
+  entries(): IterableIterator<[K, V]> {
+    return new LiveEntries<K, V>(this.map.entries());
   }
 
   [Symbol.iterator](): IterableIterator<[K, V]> {
@@ -72,5 +72,54 @@ export class ChurnMap<K, V> {
   private sweep(): void {
     for (const [k, v] of this.map) if (v === GONE) this.map.delete(k);
     this.dead = 0;
+  }
+}
+
+// Iterators over the live entries: each step is the Map iterator's own result, dead ones skipped
+// (no generator, no allocation but a key's result).
+
+class Live<V> implements IterableIterator<V> {
+  constructor(private readonly inner: IterableIterator<V | typeof GONE>) {}
+
+  next(): IteratorResult<V> {
+    for (;;) {
+      const r = this.inner.next();
+      if (r.done === true || r.value !== GONE) return r as IteratorResult<V>;
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<V> {
+    return this;
+  }
+}
+
+class LiveEntries<K, V> implements IterableIterator<[K, V]> {
+  constructor(private readonly inner: IterableIterator<[K, V | typeof GONE]>) {}
+
+  next(): IteratorResult<[K, V]> {
+    for (;;) {
+      const r = this.inner.next();
+      if (r.done === true || r.value[1] !== GONE) return r as IteratorResult<[K, V]>;
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<[K, V]> {
+    return this;
+  }
+}
+
+class LiveKeys<K, V> implements IterableIterator<K> {
+  constructor(private readonly inner: IterableIterator<[K, V | typeof GONE]>) {}
+
+  next(): IteratorResult<K> {
+    for (;;) {
+      const r = this.inner.next();
+      if (r.done === true) return r;
+      if (r.value[1] !== GONE) return { done: false, value: r.value[0] };
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<K> {
+    return this;
   }
 }

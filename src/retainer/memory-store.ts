@@ -1,12 +1,14 @@
 // Retained messages in memory: topic -> message, plus a topic trie (topic-trie.ts) so a wildcard
 // subscription finds its retained messages without scanning every topic.
 
+import { ChurnMap } from "../broker/churn-map.ts";
 import type { Message } from "../broker/types.ts";
 import type { RetainedStore } from "./retained-store.ts";
 import { newNode, TrieCursor, type TrieNode } from "./topic-trie.ts";
 
 export class MemoryRetainedStore implements RetainedStore {
-  private readonly byTopic = new Map<string, Message>();
+  /** A ChurnMap: a topic whose retained message is set and cleared over and over (churn-map.ts). */
+  private readonly byTopic = new ChurnMap<string, Message>();
   private readonly root = newNode();
 
   get size(): number {
@@ -17,10 +19,12 @@ export class MemoryRetainedStore implements RetainedStore {
     this.byTopic.set(msg.topic, msg);
     let n = this.root;
     for (const level of msg.topic.split("/")) {
-      let c = n.children.get(level);
+      let children = n.children;
+      if (children === null) n.children = children = new ChurnMap();
+      let c = children.get(level);
       if (c === undefined) {
         c = newNode();
-        n.children.set(level, c);
+        children.set(level, c);
       }
       n = c;
     }
@@ -33,7 +37,7 @@ export class MemoryRetainedStore implements RetainedStore {
     const path: TrieNode[] = [this.root];
     let n = this.root;
     for (const level of levels) {
-      const c = n.children.get(level);
+      const c = n.children?.get(level);
       if (c === undefined) return true;
       path.push(c);
       n = c;
@@ -41,8 +45,8 @@ export class MemoryRetainedStore implements RetainedStore {
     n.msg = undefined;
     for (let i = levels.length; i > 0; i--) {
       const node = path[i];
-      if (node.msg !== undefined || node.children.size > 0) break;
-      path[i - 1].children.delete(levels[i - 1]);
+      if (node.msg !== undefined || (node.children !== null && node.children.size > 0)) break;
+      path[i - 1].children?.delete(levels[i - 1]);
     }
     return true;
   }
@@ -68,7 +72,8 @@ export class MemoryRetainedStore implements RetainedStore {
 
   clear(): void {
     this.byTopic.clear();
-    this.root.children.clear();
+    this.root.children?.clear(); // a walk under way ends here, as it did
+    this.root.children = null;
   }
 
   async close(): Promise<void> {}

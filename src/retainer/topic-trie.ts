@@ -5,14 +5,25 @@
 // the trie changes: a message put after the walk passed its place is not seen, a removed node is
 // still walked if the cursor already stood in it.
 
+import type { ChurnMap } from "../broker/churn-map.ts";
 import type { Message } from "../broker/types.ts";
 
 export interface TrieNode {
-  children: Map<string, TrieNode>;
+  /**
+   * Made with the first child (most nodes are leaves). A ChurnMap: a retained message set and
+   * cleared over and over keeps its levels' entries.
+   */
+  children: ChurnMap<string, TrieNode> | null;
   msg: Message | undefined;
 }
 
-export const newNode = (): TrieNode => ({ children: new Map(), msg: undefined });
+export const newNode = (): TrieNode => ({ children: null, msg: undefined });
+
+/** Where a walk of no children stands. */
+const NO_CHILDREN: Iterator<[string, TrieNode]> = [][Symbol.iterator]();
+
+const childrenOf = (n: TrieNode): Iterator<[string, TrieNode]> =>
+  n.children === null ? NO_CHILDREN : n.children.entries();
 
 /** A node's children still to walk: every message below them (`#`), or the filter's next levels (`+`). */
 interface Frame {
@@ -54,7 +65,8 @@ export class TrieCursor {
       const [name, child] = r.value;
       if (top.skipDollar && name.charCodeAt(0) === 0x24) continue;
       if (top.all) {
-        this.stack.push({ children: child.children.entries(), all: true, at: 0, skipDollar: false });
+        if (child.children !== null)
+          this.stack.push({ children: child.children.entries(), all: true, at: 0, skipDollar: false });
         if (child.msg !== undefined) return child.msg;
       } else {
         this.node = child;
@@ -72,15 +84,15 @@ export class TrieCursor {
       if (i === levels.length) return n.msg;
       const level = levels[i];
       if (level === "#") {
-        this.stack.push({ children: n.children.entries(), all: true, at: 0, skipDollar: i === 0 });
+        this.stack.push({ children: childrenOf(n), all: true, at: 0, skipDollar: i === 0 });
         // `a/#` also matches `a` itself [MQTT-4.7.1-2].
         return i > 0 ? n.msg : undefined;
       }
       if (level === "+") {
-        this.stack.push({ children: n.children.entries(), all: false, at: i + 1, skipDollar: i === 0 });
+        this.stack.push({ children: childrenOf(n), all: false, at: i + 1, skipDollar: i === 0 });
         return undefined;
       }
-      const c = n.children.get(level);
+      const c = n.children?.get(level);
       if (c === undefined) return undefined;
       n = c;
     }

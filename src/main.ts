@@ -53,7 +53,7 @@ import { storeRecords } from "./services/records.ts";
 import { RetainerService } from "./services/retainer.ts";
 import { RuleService } from "./services/rules.ts";
 import { SessionService } from "./services/sessions.ts";
-import { SubscriptionService } from "./services/subscriptions.ts";
+import { NO_REMOTE_ROUTES, SubscriptionService } from "./services/subscriptions.ts";
 import { TraceService } from "./services/trace.ts";
 import { type StoredUser, UserService } from "./services/users.ts";
 import { descriptorLimitWarning, openFileLimit } from "./sys/descriptors.ts";
@@ -310,7 +310,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
   const hasher = new SecretHasher(opts.bcryptRounds);
   const services: Services = {
     clients: new ClientService(broker, access.acl.caches, calls),
-    subscriptions: new SubscriptionService(broker, calls, () => linked?.routes.entries() ?? []),
+    subscriptions: new SubscriptionService(broker, calls, linked?.routes ?? NO_REMOTE_ROUTES),
     publish: new PublishService(broker),
     metrics: new MetricsService(broker, sys, calls),
     trace: new TraceService(sys.tracer),

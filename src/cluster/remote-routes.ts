@@ -11,12 +11,17 @@ interface NodeMark {
   epoch: number;
 }
 
+/** Versions of route tables, never repeated within the process (the /routes views cache by them). */
+let versions = 0;
+
 export class RemoteRoutes {
   /** A ChurnMap: another node's reply topic comes and goes with every request (churn-map.ts). */
   private readonly byFilter = new ChurnMap<string, Set<NodeMark>>();
   private readonly wild = new TopicTrie<Set<NodeMark>>();
   private readonly marks = new Map<string, NodeMark>();
   private epoch = 0;
+  /** Changes whenever a (filter, node) route comes or goes. */
+  version = ++versions;
 
   constructor(private readonly self: string) {}
 
@@ -37,13 +42,15 @@ export class RemoteRoutes {
       this.byFilter.set(filter, set);
       if (isWildcard(filter)) this.wild.set(filter, set);
     }
+    const before = set.size;
     set.add(this.mark(node));
+    if (set.size !== before) this.version = ++versions;
   }
 
   remove(filter: string, node: string): void {
     const set = this.byFilter.get(filter);
-    if (set === undefined) return;
-    set.delete(this.mark(node));
+    if (set === undefined || !set.delete(this.mark(node))) return;
+    this.version = ++versions;
     if (set.size === 0) {
       this.byFilter.delete(filter);
       if (isWildcard(filter)) this.wild.delete(filter);
@@ -125,6 +132,12 @@ export class RemoteRoutes {
     this.sharedWild.match(topic, (groups, filter) => {
       for (const [g, nodes] of groups) visit(filter, g, nodes);
     });
+  }
+
+  /** The nodes with a route for `filter` (the /routes/{topic} views). */
+  nodesOf(filter: string): string[] {
+    const set = this.byFilter.get(filter);
+    return set === undefined ? [] : [...set].map((m) => m.node);
   }
 
   /** `[filter, node]` pairs (the /routes views). */

@@ -44,14 +44,24 @@ export interface SubscriptionQuery {
 
 export type SubscribeOutcome = "ok" | "client_not_online" | "bad_topic" | "bad_qos";
 
-/** `[filter, node]` routes of the other nodes (the cluster route table); none on a single node. */
-export type RemoteRouteSource = () => Iterable<[string, string]>;
+/** The other nodes' routes (the cluster route table as this node watches it). */
+export interface RemoteRouteSource {
+  /** `[filter, node]` pairs. */
+  entries(): Iterable<[string, string]>;
+  /** The nodes with a route for `filter`. */
+  nodesOf(filter: string): string[];
+  /** Changes whenever a route comes or goes. */
+  readonly version: number;
+}
+
+/** A single node's: no other nodes. */
+export const NO_REMOTE_ROUTES: RemoteRouteSource = { entries: () => [], nodesOf: () => [], version: 0 };
 
 export class SubscriptionService {
   constructor(
     private readonly broker: Broker,
     private readonly calls: ClusterCalls,
-    private readonly remoteRoutes: RemoteRouteSource = () => [],
+    private readonly remoteRoutes: RemoteRouteSource = NO_REMOTE_ROUTES,
   ) {
     calls.register("mgmt.subscriptions", (a) => {
       const { q, w, exact } = a as PageArgs<SubscriptionQuery>;
@@ -116,18 +126,28 @@ export class SubscriptionService {
 
   /**
    * The cluster route table: this node's filters and the other nodes' routes, sorted by node name
-   * then filter, so every node answers the same table in the same order (pages are stable).
+   * then filter, so every node answers the same table in the same order (pages are stable). Built
+   * and sorted once per version of the two tables: the pages of an unchanged table read the same
+   * array (not to be changed by the caller).
    */
-  clusterRoutes(): RouteRecord[] {
-    const out = this.routes();
-    for (const [topic, node] of this.remoteRoutes()) out.push({ topic, node });
-    return out.sort((a, b) => byNode(a, b) || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+  clusterRoutes(): readonly RouteRecord[] {
+    const local = this.broker.router.version;
+    const remote = this.remoteRoutes.version;
+    const c = this.routeTable;
+    if (c !== null && c.local === local && c.remote === remote) return c.rows;
+    const rows = this.routes();
+    for (const [topic, node] of this.remoteRoutes.entries()) rows.push({ topic, node });
+    rows.sort((a, b) => byNode(a, b) || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+    this.routeTable = { local, remote, rows };
+    return rows;
   }
+
+  private routeTable: { local: number; remote: number; rows: RouteRecord[] } | null = null;
 
   /** The cluster's routes of one filter. */
   clusterRoute(topic: string): RouteRecord[] {
     const out = this.route(topic);
-    for (const [filter, node] of this.remoteRoutes()) if (filter === topic) out.push({ topic, node });
+    for (const node of this.remoteRoutes.nodesOf(topic)) out.push({ topic, node });
     return out.sort(byNode);
   }
 

@@ -47,6 +47,9 @@ const online = (s: Subscriber): boolean => s.isOnline();
 /** Topics whose wildcard matches are remembered (the cache starts over beyond this). */
 const WILD_CACHE_LIMIT = 16_384;
 
+/** Versions of route tables, never repeated within the process (the /routes views cache by them). */
+let versions = 0;
+
 export class Router {
   /**
    * Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only.
@@ -72,6 +75,8 @@ export class Router {
   private dollarFilters = 0;
   /** Set by the cluster: which shared groups this node serves for a message. */
   sharedGate: SharedGate | null = null;
+  /** Changes whenever a filter gets its first subscriber or loses its last (filters()). */
+  version = ++versions;
   /** Counts for statistics. */
   subscriptionCount = 0;
   sharedCount = 0;
@@ -90,6 +95,7 @@ export class Router {
     if (e === undefined) {
       e = { filter, subs: new Map(), shared: undefined };
       this.entries.set(filter, e);
+      this.version = ++versions;
       if (startsWithDollar(filter)) this.dollarFilters++;
       if (isWildcard(filter)) {
         this.wild.set(filter, e);
@@ -143,6 +149,7 @@ export class Router {
     }
     if (e.subs.size === 0 && (e.shared === undefined || e.shared.size === 0)) {
       this.entries.delete(filter);
+      this.version = ++versions;
       if (startsWithDollar(filter)) this.dollarFilters--;
       if (isWildcard(filter)) {
         this.wild.delete(filter);

@@ -385,6 +385,7 @@ export async function startNode(given: Config, opts: StartOptions = {}): Promise
         appSecret: config.get("management.default_application.secret"),
         userPassword: config.get("dashboard.default_user.password"),
       },
+      hasher,
     );
     for (const w of warnings) logger.warn({}, w);
     if (clusterNode !== null) {

@@ -49,6 +49,13 @@ export class AppService {
     return true;
   }
 
+  /** True when `id` exists, is enabled, not expired, and has the well-known secret (start-up's check). */
+  async wellKnownInUse(id: string, now = Date.now()): Promise<boolean> {
+    const app = await this.records.get(id);
+    if (app === undefined || !app.status || (app.expired !== NEVER && app.expired * 1000 <= now)) return false;
+    return this.hasher.isWellKnown(app.secret_hash);
+  }
+
   /** True when `id` exists, is enabled, not expired, and `secret` is its secret. */
   async verify(id: string, secret: string, now = Date.now()): Promise<boolean> {
     const app = await this.records.get(id);

@@ -3,6 +3,8 @@
 // successful checks so that every API request does not pay a bcrypt round. The cache keys are
 // SHA-256 digests of `id:secret`, never the secret; any change to the records clears it, and an
 // entry lives CACHE_TTL at most (so a change made on another node applies within that time).
+// Start-up's check of the well-known defaults remembers, per stored hash, whether it is a hash of
+// the well-known secret, with the setup marker: a restart pays no bcrypt round for it.
 
 import { createHash } from "node:crypto";
 import { compare, hash } from "bcryptjs";
@@ -12,15 +14,47 @@ import type { UserService } from "./users.ts";
 
 export const CACHE_TTL = 30_000;
 export const DEFAULT_ROUNDS = 10;
+/** Verdicts on stored hashes kept with the setup marker (the latest ones). */
+const WELL_KNOWN_KEPT = 8;
 
 export class SecretHasher {
   private readonly cache = new Map<string, number>();
   private dummy: Promise<string> | undefined;
+  /**
+   * Stored hash -> whether it is a hash of the well-known secret. Only start-up's check reads it
+   * (request checks always pay their round, whatever the id). What it tells is no secret: anyone
+   * holding a hash can try the well-known secret on it.
+   */
+  private readonly wellKnown = new Map<string, boolean>();
+  /** bcrypt comparisons made (for tests and diagnostics). */
+  compares = 0;
 
   constructor(readonly rounds = DEFAULT_ROUNDS) {}
 
-  hash(secret: string): Promise<string> {
-    return hash(prehash(secret), this.rounds);
+  async hash(secret: string): Promise<string> {
+    const h = await hash(prehash(secret), this.rounds);
+    if (secret === WELL_KNOWN.secret) this.wellKnown.set(h, true);
+    return h;
+  }
+
+  /** Whether `stored` is a hash of the well-known secret (remembered per hash). */
+  async isWellKnown(stored: string): Promise<boolean> {
+    const known = this.wellKnown.get(stored);
+    if (known !== undefined) return known;
+    this.compares++;
+    const ok = await compare(prehash(WELL_KNOWN.secret), stored);
+    this.wellKnown.set(stored, ok);
+    return ok;
+  }
+
+  /** The verdicts of isWellKnown to keep (the latest WELL_KNOWN_KEPT). */
+  wellKnownVerdicts(): Record<string, boolean> {
+    return Object.fromEntries([...this.wellKnown].slice(-WELL_KNOWN_KEPT));
+  }
+
+  /** Verdicts kept by an earlier start. */
+  learnWellKnown(verdicts: Record<string, boolean> | undefined): void {
+    for (const [h, v] of Object.entries(verdicts ?? {})) if (typeof v === "boolean") this.wellKnown.set(h, v);
   }
 
   /** Compares `secret` with `stored` (undefined = unknown id: compared with a dummy hash). */
@@ -32,6 +66,7 @@ export class SecretHasher {
       this.cache.delete(key);
     }
     this.dummy ??= this.hash("svc-no-such-id");
+    this.compares++;
     const ok = await compare(prehash(secret), stored ?? (await this.dummy));
     if (ok && stored !== undefined) {
       if (this.cache.size > 1000) this.cache.clear();
@@ -67,6 +102,8 @@ export interface CredentialDefaults {
 /** Marker that the first start's default application and user were created. */
 export interface SetupMarker {
   created_at: number;
+  /** Stored hash -> whether it is a hash of the well-known secret (SecretHasher.isWellKnown). */
+  well_known?: Record<string, boolean>;
 }
 
 /**
@@ -78,15 +115,19 @@ export async function setUpCredentials(
   users: UserService,
   meta: RecordStore<SetupMarker>,
   d: CredentialDefaults,
+  hasher: SecretHasher,
 ): Promise<string[]> {
-  const done = (await meta.get("setup")) !== undefined;
-  await apps.bootstrap(done, d.appId, d.appSecret);
-  await users.bootstrap(done, d.userPassword);
-  if (!done) await meta.put("setup", { created_at: Date.now() });
+  const marker = await meta.get("setup");
+  hasher.learnWellKnown(marker?.well_known);
+  await apps.bootstrap(marker !== undefined, d.appId, d.appSecret);
+  await users.bootstrap(marker !== undefined, d.userPassword);
   const warnings: string[] = [];
-  if (await apps.verify(WELL_KNOWN.id, WELL_KNOWN.secret))
+  if (await apps.wellKnownInUse(WELL_KNOWN.id))
     warnings.push("management application admin/public still has its default secret: change it");
-  if (await users.verify(WELL_KNOWN.id, WELL_KNOWN.secret))
+  if (await users.wellKnownInUse(WELL_KNOWN.id))
     warnings.push("dashboard user admin/public still has its default password: change it");
+  const well_known = hasher.wellKnownVerdicts();
+  if (marker === undefined || JSON.stringify(well_known) !== JSON.stringify(marker.well_known ?? {}))
+    await meta.put("setup", { created_at: marker?.created_at ?? Date.now(), well_known });
   return warnings;
 }

@@ -33,6 +33,12 @@ export class UserService {
     return true;
   }
 
+  /** True when `username` exists with the well-known password (start-up's check). */
+  async wellKnownInUse(username: string): Promise<boolean> {
+    const u = await this.records.get(username);
+    return u !== undefined && (await this.hasher.isWellKnown(u.password_hash));
+  }
+
   async verify(username: string, password: string): Promise<boolean> {
     const u = await this.records.get(username);
     return (await this.hasher.verify(username, password, u?.password_hash)) && u !== undefined;

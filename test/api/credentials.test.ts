@@ -25,7 +25,7 @@ function setup() {
   const meta = new MemoryRecords<SetupMarker>();
   const apps = new AppService(appRecords, hasher);
   const users = new UserService(userRecords, hasher, "admin");
-  return { apps, users, meta, appRecords, userRecords };
+  return { apps, users, meta, appRecords, userRecords, hasher };
 }
 
 const defaults = { appId: "admin", appSecret: "public", userPassword: "public" };
@@ -33,7 +33,7 @@ const defaults = { appId: "admin", appSecret: "public", userPassword: "public" }
 describe("credential setup", () => {
   it("creates the defaults once and warns while admin/public still work", async () => {
     const s = setup();
-    const w = await setUpCredentials(s.apps, s.users, s.meta, defaults);
+    const w = await setUpCredentials(s.apps, s.users, s.meta, defaults, s.hasher);
     expect(w).toHaveLength(2);
     expect(w.join("\n")).toMatch(/application admin\/public.*default secret/);
     expect(w.join("\n")).toMatch(/dashboard user admin\/public.*default password/);
@@ -43,14 +43,44 @@ describe("credential setup", () => {
     await s.apps.remove("admin");
     await s.apps.create({ app_id: "ci", secret: "long-random-secret" });
     expect(await s.users.changePassword("admin", "public", "better")).toBe("ok");
-    expect(await setUpCredentials(s.apps, s.users, s.meta, defaults)).toEqual([]);
+    expect(await setUpCredentials(s.apps, s.users, s.meta, defaults, s.hasher)).toEqual([]);
     expect(await s.apps.get("admin")).toBeUndefined();
+  });
+
+  it("a restart checks the defaults without a bcrypt round, and sees a changed secret", async () => {
+    const s = setup();
+    expect(await setUpCredentials(s.apps, s.users, s.meta, defaults, s.hasher)).toHaveLength(2);
+    expect(s.hasher.compares).toBe(0); // hashed here: known to be of the well-known secret
+    // A restart: a new hasher over the same records and marker.
+    const restart = () => {
+      const hasher = new SecretHasher(4);
+      return {
+        hasher,
+        apps: new AppService(s.appRecords, hasher),
+        users: new UserService(s.userRecords, hasher, "admin"),
+      };
+    };
+    const r1 = restart();
+    expect(await setUpCredentials(r1.apps, r1.users, s.meta, defaults, r1.hasher)).toHaveLength(2);
+    expect(r1.hasher.compares).toBe(0);
+    expect(await r1.users.changePassword("admin", "public", "better")).toBe("ok");
+    const r2 = restart();
+    const w = await setUpCredentials(r2.apps, r2.users, s.meta, defaults, r2.hasher);
+    expect(w).toHaveLength(1);
+    expect(w[0]).toMatch(/application admin\/public/);
+    expect(r2.hasher.compares).toBe(1); // the new password's hash, once
+    const r3 = restart();
+    expect(await setUpCredentials(r3.apps, r3.users, s.meta, defaults, r3.hasher)).toHaveLength(1);
+    expect(r3.hasher.compares).toBe(0);
+    // A disabled application with the well-known secret raises no warning.
+    await r3.apps.update("admin", { status: false });
+    expect(await setUpCredentials(r3.apps, r3.users, s.meta, defaults, r3.hasher)).toEqual([]);
   });
 
   it("configured defaults other than admin/public raise no warning", async () => {
     const s = setup();
     expect(
-      await setUpCredentials(s.apps, s.users, s.meta, { appId: "ops", appSecret: "x1", userPassword: "y2" }),
+      await setUpCredentials(s.apps, s.users, s.meta, { appId: "ops", appSecret: "x1", userPassword: "y2" }, s.hasher),
     ).toEqual([]);
     expect(await s.apps.verify("ops", "x1")).toBe(true);
   });

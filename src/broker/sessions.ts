@@ -137,6 +137,7 @@ export class SessionRegistry {
     const expiry = session.expiryInterval;
     if (expiry === 0) this.discard(session, reason);
     else {
+      session.park();
       session.expiresAt = expiry >= NEVER ? 0 : Date.now() + expiry * 1000;
       this.offline.add(session);
       if (session.expiresAt !== 0) this.broker.timers.schedule(session, session.expiresAt);

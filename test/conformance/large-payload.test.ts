@@ -2,9 +2,12 @@
 // without it and the message's payload follows them on the socket. Every byte must arrive intact,
 // at every QoS, for 3.1.1 and 5.0 subscribers (5.0 with a subscription identifier: per-delivery
 // bytes), retained too, and a 5.0 client's Maximum Packet Size still counts the whole packet.
+// An offline session keeps a large payload in memory of its own, not the whole socket read it
+// came in with other messages.
 
+import mqttPacket from "mqtt-packet";
 import { describe, expect, it } from "vitest";
-import { cleanup, connect, type Proto, uid, useNode, waitUntil } from "./helpers.ts";
+import { cleanup, connect, offline, type Proto, persistent, Raw, uid, useNode, waitUntil } from "./helpers.ts";
 
 const node = useNode();
 
@@ -12,6 +15,25 @@ function payloadOf(size: number, seed: number): Buffer {
   const b = Buffer.allocUnsafe(size);
   for (let i = 0; i < size; i++) b[i] = (i * 31 + seed) & 0xff;
   return b;
+}
+
+/** Publishes `data` (QoS 1) and 50 KB nobody subscribes to in one write: the broker reads them together. */
+async function publishWithBulk(topic: string, data: Buffer): Promise<Raw> {
+  const { raw } = await Raw.connect(node(), 4);
+  raw.sendBytes(
+    Buffer.concat([
+      mqttPacket.generate({ cmd: "publish", topic, payload: data, qos: 1, messageId: 1, retain: false, dup: false }),
+      mqttPacket.generate({
+        cmd: "publish",
+        topic: `x/${uid()}`,
+        payload: Buffer.alloc(50_000),
+        qos: 0,
+        retain: false,
+        dup: false,
+      }),
+    ]),
+  );
+  return raw;
 }
 
 describe("large payloads", () => {
@@ -63,6 +85,52 @@ describe("large payloads", () => {
     await pub.c.publishAsync(topic, payloadOf(10_000, 2), { qos: 1 });
     const m = await sub.inbox.next();
     expect(m.packet.payload.length).toBe(10_000);
+    await cleanup();
+  });
+
+  it("an offline session keeps a large payload apart from the read it came in", async () => {
+    const id = uid("off");
+    const topic = `cmd/${uid()}`;
+    const sub = await connect(node(), 4, { clientId: id, ...persistent(4) });
+    await sub.c.subscribeAsync(topic, { qos: 1 });
+    await sub.c.endAsync();
+    await offline(node(), id);
+    const other = await connect(node(), 4, { clientId: `${id}-2`, ...persistent(4) });
+    await other.c.subscribeAsync(topic, { qos: 1 });
+    await other.c.endAsync();
+    await offline(node(), `${id}-2`);
+    const data = payloadOf(5000, 9);
+    const pub = await publishWithBulk(topic, data);
+    await pub.next("puback");
+    const queued = (clientId: string) => node().broker.sessions.lookup(clientId)?.mqueue.peek()?.msg.payload;
+    await waitUntil(() => queued(id) !== undefined && queued(`${id}-2`) !== undefined, "both queued");
+    const kept = queued(id) as Buffer;
+    expect(kept.equals(data)).toBe(true);
+    // A copy of its own (unless the read happened to end with it: not twice its size then).
+    expect(kept.buffer.byteLength).toBeLessThan(2 * 5000);
+    expect(queued(`${id}-2`)).toBe(kept); // one copy for both
+    const back = await connect(node(), 4, { clientId: id, ...persistent(4) });
+    const m = await back.inbox.next();
+    expect(m.packet.payload.length).toBe(5000);
+    expect(Buffer.from(m.packet.payload).equals(data)).toBe(true);
+    await cleanup();
+  });
+
+  it("a session parked with an unacknowledged large message keeps its payload apart", async () => {
+    const id = uid("park");
+    const topic = `cmd/${uid()}`;
+    const { raw: sub } = await Raw.connect(node(), 4, { clientId: id, clean: false });
+    sub.send({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic, qos: 1 }] });
+    await sub.next("suback");
+    const data = payloadOf(6000, 3);
+    const pub = await publishWithBulk(topic, data);
+    await sub.next("publish"); // not acknowledged: it stays in flight
+    const inflight = () => [...(node().broker.sessions.lookup(id)?.inflight.values() ?? [])][0]?.d.msg.payload;
+    expect(inflight()?.buffer.byteLength).toBeGreaterThan(6000); // online: a view of the read
+    sub.destroy();
+    await offline(node(), id);
+    expect(inflight()?.buffer.byteLength).toBeLessThan(2 * 6000);
+    expect(inflight()?.equals(data)).toBe(true);
     await cleanup();
   });
 });

@@ -3,6 +3,7 @@
 // packet ids awaiting PUBREL, and the packet id allocator. I/O-free: it talks to the connection
 // through a SessionOutlet and to the rest of the broker through SessionEnv.
 
+import { ownCopyOf } from "../../mqtt/bytes.ts";
 import { now } from "../clock.ts";
 import type { BrokerHooks, SessionHandle } from "../hookpoints.ts";
 import { M, type Metrics } from "../metrics.ts";
@@ -71,6 +72,21 @@ class Held {
 export function highWatermark(maxMqueueLen: number, maxInflight: number): number {
   const half = maxMqueueLen > 0 ? Math.floor(maxMqueueLen / 2) : 5000;
   return Math.max(8, Math.min(half, 2 * maxInflight));
+}
+
+/** Payloads from this size on are views of the socket read they came in (fast-codec.ts). */
+const KEEP_OWN_FROM = 4096;
+
+/**
+ * An offline session keeps what it holds for as long as it lasts (hours). A large payload read off
+ * a socket is a view of the whole read (up to 64 KB, other messages' bytes with it), all of which
+ * a kept view keeps: where the view is less than half of its buffer, the message gets a copy of
+ * its own, once (the other sessions keeping it share that copy). Small payloads are copies
+ * already.
+ */
+function keepOwnPayload(msg: Message): void {
+  const p = msg.payload;
+  if (p.length >= KEEP_OWN_FROM && p.buffer.byteLength > 2 * p.length) msg.payload = ownCopyOf(p);
 }
 
 /** `held` once a hold ran out: no new hold until the session has caught up. */
@@ -248,6 +264,12 @@ export class Session implements SessionHandle, Subscriber, Timed {
     this.releaseHeld();
   }
 
+  /** The session outlives its connection: what it holds keeps payloads of its own. */
+  park(): void {
+    for (const e of this.#inflight?.values() ?? NO_ENTRIES) keepOwnPayload(e.d.msg);
+    for (const d of this.mqueue) keepOwnPayload(d.msg);
+  }
+
   /** SessionHandle: a retained message for a new subscription [MQTT-3.3.1-8]. */
   deliverRetained(msg: Message, opts: SubOpts): void {
     this.deliver(msg, opts, true);
@@ -270,6 +292,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
     const d: Delivery = { msg, qos, opts, retained };
     const out = this.outlet;
     if (out === null) {
+      keepOwnPayload(msg);
       this.enqueue(d);
       return;
     }
@@ -481,7 +504,10 @@ export class Session implements SessionHandle, Subscriber, Timed {
 
   /** Queues messages a session brought from another node (sent when the client is attached). */
   restore(pending: readonly Delivery[]): void {
-    for (const d of pending) this.enqueue(d);
+    for (const d of pending) {
+      keepOwnPayload(d.msg);
+      this.enqueue(d);
+    }
   }
 
   /** Everything still owed to the client, for shared-subscription redispatch on termination. */

@@ -25,7 +25,6 @@ export class SessionRegistry {
   // each other) would otherwise make every lookup of it ever longer.
   private readonly sessions = new ChurnMap<string, Session>();
   private readonly live = new ChurnMap<string, Channel>();
-  private readonly offline = new Set<Session>();
   private readonly wills = new Map<string, PendingWill>();
   /** Persistent sessions and sessions with subscriptions, kept as they change (stats). */
   readonly counts = new SessionCounts();
@@ -114,7 +113,7 @@ export class SessionRegistry {
       hooks.run("session.created", ch.client);
     } else {
       present = true;
-      this.offline.delete(session);
+      session.parked = false;
       session.client = ch.client;
       session.zone = ch.zone;
       hooks.run("session.resumed", ch.client);
@@ -139,7 +138,6 @@ export class SessionRegistry {
     else {
       session.park();
       session.expiresAt = expiry >= NEVER ? 0 : Date.now() + expiry * 1000;
-      this.offline.add(session);
       if (session.expiresAt !== 0) this.broker.timers.schedule(session, session.expiresAt);
     }
     if (will !== null) {
@@ -179,7 +177,7 @@ export class SessionRegistry {
     // The owed messages travel with the session: nothing to redispatch here.
     session.clearPending();
     this.unlist(clientId, session);
-    this.offline.delete(session);
+    session.parked = false;
     this.broker.endSession(session);
     this.broker.hooks.run("session.takeovered", session.client);
     return transfer;
@@ -189,7 +187,7 @@ export class SessionRegistry {
   discard(session: Session, reason: string): void {
     const id = session.clientId;
     if (this.sessions.get(id) === session) this.unlist(id, session);
-    this.offline.delete(session);
+    session.parked = false;
     this.broker.endSession(session);
     if (reason === "discarded") this.broker.hooks.run("session.discarded", session.client);
     else this.broker.hooks.run("session.terminated", session.client, reason);
@@ -216,7 +214,7 @@ export class SessionRegistry {
 
   /** An offline session's expiry came (its timer on the wheel): it ends, unless resumed meanwhile. */
   expire(session: Session): void {
-    if (this.offline.has(session)) this.discard(session, "expired");
+    if (session.parked) this.discard(session, "expired");
   }
 
   /** Sweep: due wills. */

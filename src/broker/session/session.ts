@@ -187,6 +187,11 @@ export class Session implements SessionHandle, Subscriber, Timed {
   expiresAt = 0;
   mqueueDropped = 0;
   /**
+   * Offline, waiting for its client or its expiry (set by the registry: a field, not a Set of
+   * sessions, which a session parked and resumed over and over would make ever slower).
+   */
+  parked = false;
+  /**
    * Ingress back-pressure: while this connected session's queue is over its high watermark, or
    * its socket does not take a QoS 0 message (over the connection's write watermark), the
    * publishers of what is routed to it are held: the acknowledgements of QoS 1/2 publishes, the
@@ -264,8 +269,9 @@ export class Session implements SessionHandle, Subscriber, Timed {
     this.releaseHeld();
   }
 
-  /** The session outlives its connection: what it holds keeps payloads of its own. */
+  /** The session outlives its connection: parked, and what it holds keeps payloads of its own. */
   park(): void {
+    this.parked = true;
     for (const e of this.#inflight?.values() ?? NO_ENTRIES) keepOwnPayload(e.d.msg);
     for (const d of this.mqueue) keepOwnPayload(d.msg);
   }

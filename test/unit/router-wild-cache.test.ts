@@ -102,6 +102,10 @@ describe("WildCache", () => {
     expect(cached(c)).toHaveLength(5);
     c.forget("dev//#"); // the empty second level is `dev/`
     expect(cached(c)).toEqual(["dev/2/tele", "dev", "site/a", "x"]);
+    c.set("dev/3/tele", ["dev/3/tele"]); // filed as it comes, now that filters change
+    c.forget("dev/3/#");
+    expect(c.get("dev/3/tele")).toBeUndefined();
+    expect(c.get("dev/2/tele")).toEqual(["dev/2/tele"]);
   });
 
   it("forgets the topics under a filter's one literal level, and all for a leading wildcard", () => {
@@ -133,12 +137,18 @@ describe("WildCache", () => {
     expect(c.size).toBe(7); // the same entry each time
   });
 
-  it("starts over past its limit", () => {
+  it("takes no new topic once full until as many lookups missed, then starts over", () => {
     const c = new WildCache<string>(3);
     for (const t of ["a", "b", "c"]) c.set(t, [t]);
     c.set("d", ["d"]);
+    c.set("e", ["e"]);
+    expect(c.get("d")).toBeUndefined();
+    expect(c.size).toBe(3);
+    c.set("a", ["a2"]); // a topic held is still updated
+    expect(c.get("a")).toEqual(["a2"]);
+    c.set("f", ["f"]); // the third miss: it starts over with it
     expect(c.size).toBe(1);
+    expect(c.get("f")).toEqual(["f"]);
     expect(c.get("a")).toBeUndefined();
-    expect(c.get("d")).toEqual(["d"]);
   });
 });

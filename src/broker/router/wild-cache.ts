@@ -5,7 +5,13 @@
 // first two literal levels (`dev/42/cmd/#`: every cached `dev/42/...`), or under its first one
 // (`dev/+/state`: every `dev/...`); only a filter starting with a wildcard forgets them all. A
 // client subscribing to a filter of its own (`dev/<id>/cmd/#`) as it connects then leaves every
-// other device's topics cached. Bounded: past `limit` topics it starts over.
+// other device's topics cached.
+//
+// The topics are filed by their first levels only once a filter comes or goes (until the cache
+// starts over): a node whose wildcard filters stay put pays a Map insertion per new topic, no more.
+// Bounded: once it holds `limit` topics it takes no new ones until as many lookups missed, then it
+// starts over (more topics than it holds, published in turn, cost a trie walk each, not an
+// insertion and a reset too).
 //
 // A forgotten topic keeps its key, marked FORGOTTEN, until the cache starts over: V8's Map leaves
 // a deleted entry in its bucket's chain until the table is rebuilt, so a topic deleted and added
@@ -17,6 +23,10 @@ export class WildCache<V> {
   private readonly hits = new Map<string, readonly V[]>();
   /** Cached topics by first level, then by first two levels (`dev` -> `dev/42` -> topics). */
   private readonly groups = new Map<string, Map<string, string[]>>();
+  /** Whether `groups` files every topic held (from the first forget() on). */
+  private grouped = false;
+  /** Lookups that missed since the cache is full. */
+  private missedFull = 0;
 
   constructor(private readonly limit: number) {}
 
@@ -31,19 +41,15 @@ export class WildCache<V> {
   }
 
   set(topic: string, matches: readonly V[]): void {
-    if (this.hits.size >= this.limit) this.clear();
-    const old = this.hits.get(topic);
-    this.hits.set(topic, matches);
-    if (old !== undefined && old !== FORGOTTEN) return; // already filed under its group
-    const s1 = topic.indexOf("/");
-    const first = s1 === -1 ? topic : topic.slice(0, s1);
-    const s2 = s1 === -1 ? -1 : topic.indexOf("/", s1 + 1);
-    const firstTwo = s2 === -1 ? topic : topic.slice(0, s2);
-    let byTwo = this.groups.get(first);
-    if (byTwo === undefined) this.groups.set(first, (byTwo = new Map()));
-    const group = byTwo.get(firstTwo);
-    if (group === undefined) byTwo.set(firstTwo, [topic]);
-    else group.push(topic);
+    const hits = this.hits;
+    if (hits.size >= this.limit && !hits.has(topic)) {
+      if (++this.missedFull < this.limit) return;
+      this.clear();
+    }
+    const before = hits.size;
+    hits.set(topic, matches);
+    // A forgotten topic is still filed: only a new one is.
+    if (this.grouped && hits.size !== before) this.file(topic);
   }
 
   /** A wildcard filter came or went: forgets every topic it could match. */
@@ -53,6 +59,10 @@ export class WildCache<V> {
     if (first === "+" || first === "#") {
       this.clear();
       return;
+    }
+    if (!this.grouped) {
+      for (const t of this.hits.keys()) this.file(t);
+      this.grouped = true;
     }
     const byTwo = this.groups.get(first);
     if (byTwo === undefined) return;
@@ -70,11 +80,24 @@ export class WildCache<V> {
   clear(): void {
     this.hits.clear();
     this.groups.clear();
+    this.grouped = false;
+    this.missedFull = 0;
   }
 
-  /** Forgets a group's topics; the emptied group stays (for the same reason as FORGOTTEN). */
+  private file(topic: string): void {
+    const s1 = topic.indexOf("/");
+    const first = s1 === -1 ? topic : topic.slice(0, s1);
+    const s2 = s1 === -1 ? -1 : topic.indexOf("/", s1 + 1);
+    const firstTwo = s2 === -1 ? topic : topic.slice(0, s2);
+    let byTwo = this.groups.get(first);
+    if (byTwo === undefined) this.groups.set(first, (byTwo = new Map()));
+    const group = byTwo.get(firstTwo);
+    if (group === undefined) byTwo.set(firstTwo, [topic]);
+    else group.push(topic);
+  }
+
+  /** Forgets a group's topics; they stay filed (for the same reason as FORGOTTEN). */
   private drop(group: string[]): void {
     for (let i = 0; i < group.length; i++) this.hits.set(group[i], FORGOTTEN);
-    group.length = 0;
   }
 }

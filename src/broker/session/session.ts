@@ -298,7 +298,6 @@ export class Session implements SessionHandle, Subscriber, Timed {
     const d: Delivery = { msg, qos, opts, retained };
     const out = this.outlet;
     if (out === null) {
-      keepOwnPayload(msg);
       this.enqueue(d);
       return;
     }
@@ -326,6 +325,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
       this.drop(d.msg, "qos0_msg", M.deliveryDroppedQos0);
       return;
     }
+    if (out === null) keepOwnPayload(d.msg);
     this.enqueued++;
     const dropped = this.mqueue.push(d);
     if (dropped !== undefined) {
@@ -510,10 +510,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
 
   /** Queues messages a session brought from another node (sent when the client is attached). */
   restore(pending: readonly Delivery[]): void {
-    for (const d of pending) {
-      keepOwnPayload(d.msg);
-      this.enqueue(d);
-    }
+    for (const d of pending) this.enqueue(d);
   }
 
   /** Everything still owed to the client, for shared-subscription redispatch on termination. */

@@ -123,7 +123,7 @@ describe("large payloads", () => {
     sub.send({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic, qos: 1 }] });
     await sub.next("suback");
     const data = payloadOf(6000, 3);
-    const pub = await publishWithBulk(topic, data);
+    await publishWithBulk(topic, data);
     await sub.next("publish"); // not acknowledged: it stays in flight
     const inflight = () => [...(node().broker.sessions.lookup(id)?.inflight.values() ?? [])][0]?.d.msg.payload;
     expect(inflight()?.buffer.byteLength).toBeGreaterThan(6000); // online: a view of the read

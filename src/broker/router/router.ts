@@ -21,8 +21,48 @@ export interface Subscriber {
 
 export interface RouteEntry {
   readonly filter: string;
-  readonly subs: Map<Subscriber, SubOpts>;
+  /**
+   * The plain subscriber while the filter has exactly one (most filters: a device's own topics),
+   * with no Map for it; `subs` holds them once there were two, until none is left.
+   */
+  one: Subscriber | null;
+  oneOpts: SubOpts | null;
+  subs: Map<Subscriber, SubOpts> | null;
   shared: Map<string, SharedGroup<Subscriber>> | undefined;
+}
+
+function plainCount(e: RouteEntry): number {
+  return e.one !== null ? 1 : e.subs === null ? 0 : e.subs.size;
+}
+
+function hasPlain(e: RouteEntry, sub: Subscriber): boolean {
+  return e.one === sub || (e.subs !== null && e.subs.has(sub));
+}
+
+function setPlain(e: RouteEntry, sub: Subscriber, opts: SubOpts): void {
+  if (e.subs !== null) e.subs.set(sub, opts);
+  else if (e.one === null || e.one === sub) {
+    e.one = sub;
+    e.oneOpts = opts;
+  } else {
+    e.subs = new Map([
+      [e.one, e.oneOpts as SubOpts],
+      [sub, opts],
+    ]);
+    e.one = null;
+    e.oneOpts = null;
+  }
+}
+
+function deletePlain(e: RouteEntry, sub: Subscriber): boolean {
+  if (e.one === sub) {
+    e.one = null;
+    e.oneOpts = null;
+    return true;
+  }
+  if (e.subs === null || !e.subs.delete(sub)) return false;
+  if (e.subs.size === 0) e.subs = null;
+  return true;
 }
 
 export interface RouteListener {
@@ -93,7 +133,7 @@ export class Router {
   add(filter: string, sub: Subscriber, opts: SubOpts, group: string | undefined): void {
     let e = this.entry(filter);
     if (e === undefined) {
-      e = { filter, subs: new Map(), shared: undefined };
+      e = { filter, one: null, oneOpts: null, subs: null, shared: undefined };
       this.entries.set(filter, e);
       this.version = ++versions;
       if (startsWithDollar(filter)) this.dollarFilters++;
@@ -103,11 +143,11 @@ export class Router {
       }
     }
     if (group === undefined) {
-      if (!e.subs.has(sub)) {
+      if (!hasPlain(e, sub)) {
         this.subscriptionCount++;
-        if (e.subs.size === 0) for (const l of this.listeners) l.routeAdded(filter);
+        if (plainCount(e) === 0) for (const l of this.listeners) l.routeAdded(filter);
       }
-      e.subs.set(sub, opts);
+      setPlain(e, sub, opts);
       return;
     }
     e.shared ??= new Map();
@@ -130,10 +170,10 @@ export class Router {
     if (e === undefined) return false;
     let removed = false;
     if (group === undefined) {
-      removed = e.subs.delete(sub);
+      removed = deletePlain(e, sub);
       if (removed) {
         this.subscriptionCount--;
-        if (e.subs.size === 0) for (const l of this.listeners) l.routeRemoved(filter);
+        if (plainCount(e) === 0) for (const l of this.listeners) l.routeRemoved(filter);
       }
     } else {
       const g = e.shared?.get(group);
@@ -147,7 +187,7 @@ export class Router {
         }
       }
     }
-    if (e.subs.size === 0 && (e.shared === undefined || e.shared.size === 0)) {
+    if (plainCount(e) === 0 && (e.shared === undefined || e.shared.size === 0)) {
       this.entries.delete(filter);
       this.version = ++versions;
       if (startsWithDollar(filter)) this.dollarFilters--;
@@ -195,9 +235,15 @@ export class Router {
 
   private dispatchEntry(e: RouteEntry, msg: Message, strategy: SharedStrategy): number {
     let n = 0;
-    for (const [sub, opts] of e.subs) {
-      sub.deliver(msg, opts);
+    const one = e.one;
+    if (one !== null) {
+      one.deliver(msg, e.oneOpts as SubOpts);
       n++;
+    } else if (e.subs !== null) {
+      for (const [sub, opts] of e.subs) {
+        sub.deliver(msg, opts);
+        n++;
+      }
     }
     if (e.shared !== undefined) {
       const gate = this.sharedGate;

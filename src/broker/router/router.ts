@@ -36,7 +36,7 @@ function plainCount(e: RouteEntry): number {
 }
 
 function hasPlain(e: RouteEntry, sub: Subscriber): boolean {
-  return e.one === sub || (e.subs !== null && e.subs.has(sub));
+  return e.one === sub || e.subs?.has(sub) === true;
 }
 
 function setPlain(e: RouteEntry, sub: Subscriber, opts: SubOpts): void {

@@ -3,6 +3,7 @@
 // per-node epoch marks who was already visited for the current message).
 
 import { ChurnMap } from "../broker/churn-map.ts";
+import { nextRouteVersion } from "../broker/router/router.ts";
 import { TopicTrie } from "../broker/router/topic-trie.ts";
 import { isWildcard } from "../mqtt/topic.ts";
 
@@ -11,9 +12,6 @@ interface NodeMark {
   epoch: number;
 }
 
-/** Versions of route tables, never repeated within the process (the /routes views cache by them). */
-let versions = 0;
-
 export class RemoteRoutes {
   /** A ChurnMap: another node's reply topic comes and goes with every request (churn-map.ts). */
   private readonly byFilter = new ChurnMap<string, Set<NodeMark>>();
@@ -21,7 +19,7 @@ export class RemoteRoutes {
   private readonly marks = new Map<string, NodeMark>();
   private epoch = 0;
   /** Changes whenever a (filter, node) route comes or goes. */
-  version = ++versions;
+  version = nextRouteVersion();
 
   constructor(private readonly self: string) {}
 
@@ -44,13 +42,13 @@ export class RemoteRoutes {
     }
     const before = set.size;
     set.add(this.mark(node));
-    if (set.size !== before) this.version = ++versions;
+    if (set.size !== before) this.version = nextRouteVersion();
   }
 
   remove(filter: string, node: string): void {
     const set = this.byFilter.get(filter);
     if (set === undefined || !set.delete(this.mark(node))) return;
-    this.version = ++versions;
+    this.version = nextRouteVersion();
     if (set.size === 0) {
       this.byFilter.delete(filter);
       if (isWildcard(filter)) this.wild.delete(filter);

@@ -52,16 +52,14 @@ export class AppService {
   /** True when `id` exists, is enabled, not expired, and has the well-known secret (start-up's check). */
   async wellKnownInUse(id: string, now = Date.now()): Promise<boolean> {
     const app = await this.records.get(id);
-    if (app === undefined || !app.status || (app.expired !== NEVER && app.expired * 1000 <= now)) return false;
-    return this.hasher.isWellKnown(app.secret_hash);
+    return app !== undefined && usable(app, now) && this.hasher.isWellKnown(app.secret_hash);
   }
 
   /** True when `id` exists, is enabled, not expired, and `secret` is its secret. */
   async verify(id: string, secret: string, now = Date.now()): Promise<boolean> {
     const app = await this.records.get(id);
     const ok = await this.hasher.verify(id, secret, app?.secret_hash);
-    if (!ok || app === undefined) return false;
-    return app.status && (app.expired === NEVER || app.expired * 1000 > now);
+    return ok && app !== undefined && usable(app, now);
   }
 
   async list(): Promise<AppView[]> {
@@ -113,4 +111,9 @@ export class AppService {
 
 function view(a: StoredApp): AppView {
   return { app_id: a.app_id, name: a.name, desc: a.desc, status: a.status, expired: a.expired };
+}
+
+/** Enabled and not expired: an application that may authenticate. */
+function usable(app: AppView, now: number): boolean {
+  return app.status && (app.expired === NEVER || app.expired * 1000 > now);
 }

@@ -90,6 +90,11 @@ const WILD_CACHE_LIMIT = 16_384;
 /** Versions of route tables, never repeated within the process (the /routes views cache by them). */
 let versions = 0;
 
+/** A route table version no table of this process had before. */
+export function nextRouteVersion(): number {
+  return ++versions;
+}
+
 export class Router {
   /**
    * Every filter; a topic name never contains wildcards, so get(topic) finds exact filters only.
@@ -116,7 +121,7 @@ export class Router {
   /** Set by the cluster: which shared groups this node serves for a message. */
   sharedGate: SharedGate | null = null;
   /** Changes whenever a filter gets its first subscriber or loses its last (filters()). */
-  version = ++versions;
+  version = nextRouteVersion();
   /** Counts for statistics. */
   subscriptionCount = 0;
   sharedCount = 0;
@@ -135,7 +140,7 @@ export class Router {
     if (e === undefined) {
       e = { filter, one: null, oneOpts: null, subs: null, shared: undefined };
       this.entries.set(filter, e);
-      this.version = ++versions;
+      this.version = nextRouteVersion();
       if (startsWithDollar(filter)) this.dollarFilters++;
       if (isWildcard(filter)) {
         this.wild.set(filter, e);
@@ -189,7 +194,7 @@ export class Router {
     }
     if (plainCount(e) === 0 && (e.shared === undefined || e.shared.size === 0)) {
       this.entries.delete(filter);
-      this.version = ++versions;
+      this.version = nextRouteVersion();
       if (startsWithDollar(filter)) this.dollarFilters--;
       if (isWildcard(filter)) {
         this.wild.delete(filter);

@@ -5,6 +5,7 @@
 
 import { ConfigError, loadConfig } from "../config/index.ts";
 import { applyGcTuning } from "../gc-tuning.ts";
+import { applyMallocTuning } from "../malloc-tuning.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -58,6 +59,7 @@ class UsageError extends Error {
 
 async function start(argv: string[]): Promise<void> {
   const args = parseStartArgs(argv);
+  applyMallocTuning();
   applyGcTuning();
   const env = process.env;
   const file = args.file ?? (env.SVC_CONFIG || "etc/svc.conf");

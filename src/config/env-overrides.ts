@@ -10,6 +10,7 @@ export const ENV_PREFIX = "SVC_";
 export const NON_KEY_ENV_VARS: Readonly<Record<string, string>> = {
   SVC_CONFIG: "path of the configuration file to load instead of etc/svc.conf",
   SVC_LOG_FORMAT: "log output format, read by the logger",
+  SVC_MALLOC_TUNING: "off: `svc start` leaves the C allocator's settings alone (see src/malloc-tuning.ts)",
 };
 
 /** `listener.tcp.external` -> `SVC_LISTENER__TCP__EXTERNAL`. */

@@ -25,8 +25,14 @@ process.on("exit", () => {
   for (const p of live) p.kill("SIGKILL");
 });
 
-/** `nofile`: the child's soft limit of open file descriptors (set by the shell that execs it). */
-export async function startChildNode(set: Record<string, string>, opts: { nofile?: number } = {}): Promise<ChildNode> {
+/**
+ * `nofile`: the child's soft limit of open file descriptors (set by the shell that execs it);
+ * `env`: variables added to this process's environment.
+ */
+export async function startChildNode(
+  set: Record<string, string>,
+  opts: { nofile?: number; env?: Record<string, string> } = {},
+): Promise<ChildNode> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-child-"));
   const all: Record<string, string> = {
     "node.data_dir": dataDir,
@@ -47,7 +53,7 @@ export async function startChildNode(set: Record<string, string>, opts: { nofile
       : ["sh", ["-c", `ulimit -n ${opts.nofile} && exec "$0" "$@"`, process.execPath, ...args]];
   const proc = spawn(cmd, argv, {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, SVC_CONFIG: "" },
+    env: { ...process.env, SVC_CONFIG: "", ...opts.env },
   });
   live.add(proc);
   let out = "";

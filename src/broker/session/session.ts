@@ -3,7 +3,7 @@
 // packet ids awaiting PUBREL, and the packet id allocator. I/O-free: it talks to the connection
 // through a SessionOutlet and to the rest of the broker through SessionEnv.
 
-import { ownCopyOf } from "../../mqtt/bytes.ts";
+import { KeptBytes } from "../../mqtt/kept-bytes.ts";
 import { now } from "../clock.ts";
 import type { BrokerHooks, SessionHandle } from "../hookpoints.ts";
 import { M, type Metrics } from "../metrics.ts";
@@ -74,19 +74,17 @@ export function highWatermark(maxMqueueLen: number, maxInflight: number): number
   return Math.max(8, Math.min(half, 2 * maxInflight));
 }
 
-/** Payloads from this size on are views of the socket read they came in (fast-codec.ts). */
-const KEEP_OWN_FROM = 4096;
+/** The payloads offline sessions keep (kept-bytes.ts). */
+const KEPT = new KeptBytes();
 
 /**
- * An offline session keeps what it holds for as long as it lasts (hours). A large payload read off
- * a socket is a view of the whole read (up to 64 KB, other messages' bytes with it), all of which
- * a kept view keeps: where the view is less than half of its buffer, the message gets a copy of
- * its own, once (the other sessions keeping it share that copy). Small payloads are copies
- * already.
+ * An offline session keeps what it holds for as long as it lasts (hours). A payload read off a
+ * socket is a view of more: a slice of Node's Buffer pool (small), or of the whole read (up to
+ * 64 KB, other messages' bytes with it), all of which a kept view keeps. The message gets its
+ * payload in kept memory instead, once (the other sessions keeping it share it).
  */
 function keepOwnPayload(msg: Message): void {
-  const p = msg.payload;
-  if (p.length >= KEEP_OWN_FROM && p.buffer.byteLength > 2 * p.length) msg.payload = ownCopyOf(p);
+  msg.payload = KEPT.keep(msg.payload);
 }
 
 /** `held` once a hold ran out: no new hold until the session has caught up. */

@@ -2,18 +2,17 @@
 // (never by a library caller: they are process-wide, and glibc reads them only when a program
 // starts, from GLIBC_TUNABLES).
 //
-// Every socket read becomes a buffer of its own (malloc'd outside V8's heap: direct-read.ts), freed
-// by the collection that finds it dead, thousands at once (a young collection forced every 16 MB
-// read, gc-tuning.ts; under a flood of large payloads, mostly the mark-compacts V8 runs for its
-// external memory). glibc then hands the free top of its heap back to the system whenever it
-// exceeds 128 KB (its default trim threshold), so the next reads write to fresh pages and
-// page-fault on each of them. Under a flood of 16 KB QoS 1 publishes (the bench's fan-in flow
-// against one broker, windows of 5 s, the broker's minor faults and CPU time from /proc/<pid>/stat)
-// that was 0.22-1.03 faults per message; with the thresholds below 0.03-0.18, broker CPU per
-// message 33-57 -> 25-34 us, and 17-25k -> 22-27k deliveries/s.
+// Every socket read becomes a buffer of its own (malloc'd outside V8's heap: direct-read.ts), and
+// the young collections forced every 16 MB read (gc-tuning.ts) free those buffers by the thousand.
+// glibc then hands the free top of its heap back to the system whenever it exceeds 128 KB (its
+// default trim threshold), so the next reads write to fresh pages and page-fault on each of them.
+// Under a flood of 16 KB QoS 1 publishes (the bench's fan-in flow against one broker, two runs of
+// four 5 s windows, the broker's minor faults and CPU time from /proc/<pid>/stat) that was 0.11-0.75
+// faults per message; with the thresholds below 0.00-0.13, broker CPU per message 20-46 -> 15-27
+// us, and 15-33k -> 24-34k deliveries/s.
 //
-// So: the trim threshold is 32 MB (128 MB did no better: 0.02-0.21 faults per message in the same
-// windows), and the mmap threshold 2 MB (setting one threshold turns off glibc's dynamic raising of
+// So: the trim threshold is 32 MB, twice what one forced collection frees (128 MB did no better),
+// and the mmap threshold 2 MB (setting one threshold turns off glibc's dynamic raising of
 // the other; 2 MB keeps a frame of the default 1 MB `mqtt.max_packet_size` in the heap, as the
 // dynamic threshold would after the first). The price: up to 32 MB of freed memory stays in the
 // process after a burst.

@@ -18,12 +18,12 @@ function payloadOf(size: number, seed: number): Buffer {
   return b;
 }
 
-/** Publishes `data` (QoS 1) and 50 KB nobody subscribes to in one write: the broker reads them together. */
-async function publishWithBulk(topic: string, data: Buffer): Promise<Raw> {
+/** Publishes `data` (QoS 1 unless told) and 50 KB nobody subscribes to in one write: the broker reads them together. */
+async function publishWithBulk(topic: string, data: Buffer, qos: 1 | 2 = 1): Promise<Raw> {
   const { raw } = await Raw.connect(node(), 4);
   raw.sendBytes(
     Buffer.concat([
-      mqttPacket.generate({ cmd: "publish", topic, payload: data, qos: 1, messageId: 1, retain: false, dup: false }),
+      mqttPacket.generate({ cmd: "publish", topic, payload: data, qos, messageId: 1, retain: false, dup: false }),
       mqttPacket.generate({
         cmd: "publish",
         topic: `x/${uid()}`,
@@ -133,6 +133,34 @@ describe("large payloads", () => {
     expect(isKept(kept)).toBe(true);
     await cleanup();
   });
+
+  it.each([1, 2] as const)(
+    "an acknowledged QoS %i message leaves nothing of itself in its inflight entry",
+    async (qos) => {
+      // V8 keeps the tables a long-lived Map leaves behind, with the entries they held, until a full
+      // collection: an ended entry must not keep the payload (and the socket read it views).
+      const id = uid("acked");
+      const topic = `cmd/${uid()}`;
+      const { raw: sub } = await Raw.connect(node(), 4, { clientId: id });
+      sub.send({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic, qos }] });
+      await sub.next("suback");
+      await publishWithBulk(topic, payloadOf(6000, 5), qos);
+      const p = await sub.next("publish");
+      const session = node().broker.sessions.lookup(id);
+      const entry = [...(session?.inflight.values() ?? [])][0];
+      expect(entry?.d.msg.payload.length).toBe(6000);
+      const messageId = p.messageId as number;
+      if (qos === 1) sub.send({ cmd: "puback", messageId });
+      else {
+        sub.send({ cmd: "pubrec", messageId });
+        await sub.next("pubrel");
+        sub.send({ cmd: "pubcomp", messageId });
+      }
+      await waitUntil(() => session?.inflight.size === 0, "acknowledged");
+      expect(entry?.d.msg.payload.length).toBe(0);
+      await cleanup();
+    },
+  );
 
   it("a session parked with an unacknowledged large message keeps its payload apart", async () => {
     const id = uid("park");

@@ -14,6 +14,7 @@ export interface Delivery {
 
 /** Outgoing QoS 1/2 message waiting for its acknowledgement. */
 export interface InflightEntry {
+  /** ENDED once the exchange is over (Session.endInflight). */
   d: Delivery;
   pid: number;
   /** 1: PUBLISH sent, waiting PUBACK/PUBREC. 2: PUBREL sent, waiting PUBCOMP. */
@@ -30,3 +31,33 @@ export interface SessionOutlet {
   /** False while the socket's write buffer is over its high-water mark. */
   writable(): boolean;
 }
+
+/**
+ * What an inflight entry holds once its exchange is over: nothing of the message. V8 rehashes the
+ * table of a Map that has outlived young collections (a session's inflight window) into old space,
+ * and each table it leaves behind keeps the entries it held until the next full collection; an
+ * entry that kept its delivery would keep the payload that long, and with it the socket read the
+ * payload views. Under a flood of 16 KB QoS 1 publishes that made every read buffer outlive the
+ * young collections, freed only by the mark-compacts V8 ran for its external memory every
+ * 100-150 ms.
+ */
+export const ENDED: Delivery = {
+  msg: {
+    seq: 0,
+    from: "",
+    fromUsername: undefined,
+    peerhost: "",
+    topic: "",
+    payload: Buffer.alloc(0),
+    qos: 0,
+    retain: false,
+    properties: undefined,
+    timestamp: 0,
+    expiresAt: 0,
+    sys: false,
+    headers: undefined,
+  },
+  qos: 0,
+  opts: { qos: 0, nl: false, rap: false, rh: 0, subId: 0, share: undefined },
+  retained: false,
+};

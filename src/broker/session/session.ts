@@ -12,7 +12,7 @@ import type { Subscriber } from "../router/router.ts";
 import type { ZoneSettings } from "../settings.ts";
 import type { Timed, TimerWheel } from "../timer-wheel.ts";
 import type { ClientInfo, Message, QoS, SubOpts } from "../types.ts";
-import type { Delivery, InflightEntry, SessionOutlet } from "./delivery.ts";
+import { type Delivery, ENDED, type InflightEntry, type SessionOutlet } from "./delivery.ts";
 import { MessageQueue } from "./message-queue.ts";
 import { PacketIdAllocator } from "./packet-ids.ts";
 
@@ -254,7 +254,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
     for (const e of this.#inflight?.values() ?? NO_ENTRIES) {
       e.sentAt = at;
       if (e.phase === 1) {
-        if (!outlet.sendPublish(e.d, e.pid, true)) this.inflight.delete(e.pid);
+        if (!outlet.sendPublish(e.d, e.pid, true)) this.endInflight(e);
       } else outlet.sendPubrel(e.pid);
     }
     this.drain();
@@ -343,6 +343,12 @@ export class Session implements SessionHandle, Subscriber, Timed {
     this.env.congested = this;
   }
 
+  /** Out of the window; the entry lets go of its delivery (see ENDED). */
+  private endInflight(e: InflightEntry): void {
+    this.inflight.delete(e.pid);
+    e.d = ENDED;
+  }
+
   private sendInflight(d: Delivery, out: SessionOutlet): void {
     this.#pids ??= new PacketIdAllocator();
     const pid = this.#pids.next(this.inflight);
@@ -355,7 +361,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
     if (out.protoVer < 5) this.env.timers.scheduleBy(this, e.sentAt + this.zone.retryInterval);
     if (out.sendPublish(d, pid, false)) this.delivered++;
     else {
-      this.inflight.delete(pid);
+      this.endInflight(e);
       this.drop(d.msg, "too_large", M.deliveryDroppedTooLarge);
     }
   }
@@ -397,8 +403,9 @@ export class Session implements SessionHandle, Subscriber, Timed {
   onPuback(pid: number): boolean {
     const e = this.#inflight?.get(pid);
     if (e === undefined || e.d.qos !== 1) return false;
-    this.inflight.delete(pid);
-    this.acked(e.d.msg);
+    const msg = e.d.msg;
+    this.endInflight(e);
+    this.acked(msg);
     this.drain();
     return true;
   }
@@ -409,7 +416,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
     if (e === undefined || e.d.qos !== 2) return "missed";
     if (rc >= 0x80) {
       // [MQTT-4.3.3-4]: a failed PUBREC ends the exchange; the window slot is free again.
-      this.inflight.delete(pid);
+      this.endInflight(e);
       this.drain();
       return "done";
     }
@@ -423,8 +430,9 @@ export class Session implements SessionHandle, Subscriber, Timed {
   onPubcomp(pid: number): boolean {
     const e = this.#inflight?.get(pid);
     if (e === undefined || e.phase !== 2) return false;
-    this.inflight.delete(pid);
-    this.acked(e.d.msg);
+    const msg = e.d.msg;
+    this.endInflight(e);
+    this.acked(msg);
     this.drain();
     return true;
   }
@@ -519,6 +527,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
 
   clearPending(): void {
     this.releaseHeld();
+    for (const e of this.#inflight?.values() ?? NO_ENTRIES) e.d = ENDED;
     this.#inflight?.clear();
     this.mqueue.clear();
     this.#awaitingRel?.clear();

@@ -147,7 +147,8 @@ describe("Tracing.startSampled", () => {
     expect(sampled).toBeGreaterThan(7500);
     expect(sampled).toBeLessThan(12500);
     expect(runs).toBeGreaterThan(sampled / 32);
-    expect(runs).toBeLessThanOrEqual(sampled / 16);
+    // Every run is 16 roots long but the last one, which the loop's end may cut short.
+    expect(runs).toBeLessThanOrEqual(Math.ceil(sampled / 16));
   });
 
   it("the root draw follows the ratio", () => {

@@ -2,7 +2,7 @@
 // of the subscription that matched (retain as published, subscription id, shared group) and
 // whether it is a retained message sent because of a new subscription.
 
-import type { Message, QoS, SubOpts } from "../types.ts";
+import { type Message, makeMessage, type QoS, type SubOpts } from "../types.ts";
 
 export interface Delivery {
   msg: Message;
@@ -42,21 +42,7 @@ export interface SessionOutlet {
  * 100-150 ms.
  */
 export const ENDED: Delivery = {
-  msg: {
-    seq: 0,
-    from: "",
-    fromUsername: undefined,
-    peerhost: "",
-    topic: "",
-    payload: Buffer.alloc(0),
-    qos: 0,
-    retain: false,
-    properties: undefined,
-    timestamp: 0,
-    expiresAt: 0,
-    sys: false,
-    headers: undefined,
-  },
+  msg: makeMessage({ topic: "", payload: Buffer.alloc(0), qos: 0, retain: false, now: 0 }),
   qos: 0,
   opts: { qos: 0, nl: false, rap: false, rh: 0, subId: 0, share: undefined },
   retained: false,

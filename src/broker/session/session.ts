@@ -527,8 +527,7 @@ export class Session implements SessionHandle, Subscriber, Timed {
 
   clearPending(): void {
     this.releaseHeld();
-    for (const e of this.#inflight?.values() ?? NO_ENTRIES) e.d = ENDED;
-    this.#inflight?.clear();
+    for (const e of this.#inflight?.values() ?? NO_ENTRIES) this.endInflight(e);
     this.mqueue.clear();
     this.#awaitingRel?.clear();
   }
